@@ -1,0 +1,4 @@
+export { BIG_SEQUENCE, BlockBuilder, buildPool } from './builders.js';
+export { createTempDir, findFreePort } from './fixtures.js';
+export { describeDatastoreContract } from './datastore-contract.js';
+export type { ContractTarget } from './datastore-contract.js';

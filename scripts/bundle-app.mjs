@@ -1,0 +1,31 @@
+#!/usr/bin/env node
+// Bundle an app's entry point into one ESM file (apps are executed once per call, so start-up
+// cost matters: one file, no workspace resolution at run time).
+// Usage (from an app directory): node ../../scripts/bundle-app.mjs <entry.ts> <bin-name> [--external <module>]...
+// Native modules (.node addons) cannot be bundled: name them with --external.
+import { build } from 'esbuild';
+import { chmodSync } from 'node:fs';
+
+const [entry, binName, ...rest] = process.argv.slice(2);
+const external = rest.flatMap((arg, i) => (rest[i - 1] === '--external' ? [arg] : []));
+if (!entry || !binName) {
+  console.error('usage: bundle-app.mjs <entry.ts> <bin-name>');
+  process.exit(2);
+}
+const outfile = `dist/${binName}.mjs`;
+await build({
+  entryPoints: [entry],
+  outfile,
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'esm',
+  conditions: ['source'],
+  external,
+  sourcemap: 'linked',
+  banner: {
+    js: "#!/usr/bin/env node\nimport { createRequire as __nlCreateRequire } from 'node:module';\nconst require = __nlCreateRequire(import.meta.url);",
+  },
+  logLevel: 'warning',
+});
+chmodSync(outfile, 0o755);

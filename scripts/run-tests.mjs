@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+// The one test command: brings what the tests need (system packages, dependencies, a build),
+// then typechecks, lints and runs every test of every package, and ends with "N passed, N failed".
+import { readFileSync, existsSync, readdirSync, rmSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ensureSystemPackages, pnpmCommand, run } from './prerequisites.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+process.chdir(root);
+ensureSystemPackages();
+const [pnpm, ...pnpmArgs] = pnpmCommand();
+const pnpmRun = (...args) => run(pnpm, [...pnpmArgs, ...args]);
+
+const steps = [
+  ['install', () => pnpmRun('install', '--frozen-lockfile')],
+  ['build', () => pnpmRun('run', 'build')],
+  ['typecheck', () => pnpmRun('run', 'typecheck')],
+  ['lint', () => pnpmRun('run', 'lint')],
+];
+for (const [name, step] of steps) {
+  if (step() !== 0) {
+    console.error(`\n${name} failed`);
+    console.log('0 passed, 1 failed');
+    process.exit(1);
+  }
+}
+
+const workspaces = ['packages', 'apps', 'tools'].flatMap((d) =>
+  existsSync(join(root, d)) ? readdirSync(join(root, d)).map((p) => join(root, d, p)) : [],
+);
+for (const w of workspaces) rmSync(join(w, '.vitest-results.json'), { force: true });
+const status = run('npx', ['turbo', 'run', 'test', '--env-mode=loose', '--continue', '--force']);
+
+let passed = 0;
+let failed = 0;
+for (const w of workspaces) {
+  const report = join(w, '.vitest-results.json');
+  if (!existsSync(report)) continue;
+  const r = JSON.parse(readFileSync(report, 'utf8'));
+  passed += r.numPassedTests;
+  failed += r.numFailedTests;
+  // A suite that failed to load (syntax error, failed beforeAll) has no test results of its own.
+  failed += (r.testResults ?? []).filter(
+    (t) => t.status === 'failed' && t.assertionResults.length === 0,
+  ).length;
+}
+if (status !== 0 && failed === 0) failed = 1;
+console.log(`\n${passed} passed, ${failed} failed`);
+process.exit(status !== 0 || failed > 0 ? 1 : 0);
