@@ -32,7 +32,13 @@ export {
 } from './model/keys.js';
 export type { DatastoreKey, KeyByKind, Kind, ListOptions, ValueByKind } from './model/keys.js';
 
-export { JsonSyntaxError, parseJson, stringifyJson } from './codec/json.js';
+export {
+  JsonSyntaxError,
+  RawJson,
+  goOrderedObject,
+  parseJson,
+  stringifyJson,
+} from './codec/json.js';
 export type { JsonValue } from './codec/json.js';
 export { decodeValue, encodeValue } from './codec/value-codec.js';
 

@@ -7,6 +7,22 @@
 export type JsonValue =
   null | boolean | number | bigint | string | JsonValue[] | { [key: string]: JsonValue };
 
+/** Pre-serialised JSON that `stringifyJson` writes verbatim. */
+export class RawJson {
+  constructor(readonly text: string) {}
+}
+
+/**
+ * A JSON object with keys in Go's order (sorted as strings). A plain JS object cannot carry that
+ * order: integer-like keys ("10", "2") are always enumerated numerically.
+ */
+export function goOrderedObject(map: Readonly<Record<string, unknown>>): RawJson {
+  const keys = Object.keys(map).sort();
+  return new RawJson(
+    `{${keys.map((k) => `${JSON.stringify(k)}:${stringifyJson(map[k])}`).join(',')}}`,
+  );
+}
+
 /** Thrown for malformed JSON text. */
 export class JsonSyntaxError extends SyntaxError {
   override readonly name = 'JsonSyntaxError';
@@ -110,6 +126,7 @@ export function stringifyJson(value: unknown): string {
     case 'string':
       return JSON.stringify(value);
     case 'object': {
+      if (value instanceof RawJson) return value.text;
       if (Array.isArray(value)) {
         return `[${value.map((v) => (v === undefined ? 'null' : stringifyJson(v))).join(',')}]`;
       }

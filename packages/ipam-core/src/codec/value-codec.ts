@@ -5,7 +5,7 @@ import type { IpamConfigValue } from '../model/ipam-config.js';
 import type { IpamHandle } from '../model/ipam-handle.js';
 import type { DatastoreKey, Kind, ValueByKind } from '../model/keys.js';
 import { RESOURCE_PLURALS, describeKey } from '../model/keys.js';
-import { JsonSyntaxError, parseJson, stringifyJson } from './json.js';
+import { JsonSyntaxError, goOrderedObject, parseJson, stringifyJson } from './json.js';
 import type { JsonValue } from './json.js';
 
 // Calico's JSON for each kind, field for field and in Go's field order, so a value written here
@@ -105,11 +105,6 @@ function decodeBlock(o: Obj): AllocationBlock {
 }
 
 function encodeBlock(b: AllocationBlock): unknown {
-  // Go marshals map keys in sorted (string) order.
-  const seqs: Record<string, bigint> = {};
-  for (const k of Object.keys(b.sequenceNumberForAllocation).sort()) {
-    seqs[k] = b.sequenceNumberForAllocation[k]!;
-  }
   return {
     cidr: b.cidr,
     affinity: b.affinity,
@@ -118,23 +113,16 @@ function encodeBlock(b: AllocationBlock): unknown {
     unallocated: b.unallocated,
     attributes: b.attributes.map((a) => ({
       handle_id: a.handleId,
-      secondary: a.activeOwnerAttrs && sortedMap(a.activeOwnerAttrs),
-      alternateOwnerAttrs: a.alternateOwnerAttrs && sortedMap(a.alternateOwnerAttrs),
+      secondary: a.activeOwnerAttrs && goOrderedObject(a.activeOwnerAttrs),
+      alternateOwnerAttrs: a.alternateOwnerAttrs && goOrderedObject(a.alternateOwnerAttrs),
       releasedAt: a.releasedAt,
     })),
     sequenceNumber: b.sequenceNumber,
-    sequenceNumberForAllocation: seqs,
+    sequenceNumberForAllocation: goOrderedObject(b.sequenceNumberForAllocation),
     deleted: b.deleted,
     hostAffinity: b.hostAffinity,
   };
 }
-
-const sortedMap = (m: Readonly<Record<string, string>>): Record<string, string> =>
-  Object.fromEntries(
-    Object.keys(m)
-      .sort()
-      .map((k) => [k, m[k]!]),
-  );
 
 const STATES: readonly BlockAffinityState[] = ['pending', 'confirmed', 'pendingDeletion'];
 
@@ -221,7 +209,7 @@ export function encodeValue<K extends Kind>(kind: K, value: ValueByKind[K]): str
     }
     case 'IPAMHandle': {
       const h = value as IpamHandle;
-      return stringifyJson({ block: h.block, deleted: h.deleted });
+      return stringifyJson({ block: goOrderedObject(h.block), deleted: h.deleted });
     }
     case 'IPAMConfig':
       return stringifyJson(encodeConfig(value as IpamConfigValue));

@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest';
+import { IpamError } from '../errors.js';
+import type { DatastoreKey } from '../model/keys.js';
+import { parseJson } from './json.js';
+import { decodeValue, encodeValue } from './value-codec.js';
+
+// The example block of calico-ipam-internals.md §2.1, with its 64 ordinals spelled out.
+const allocations = [0, ...Array.from({ length: 63 }, () => null)];
+const unallocated = Array.from({ length: 63 }, (_, i) => i + 1);
+const calicoBlock =
+  '{"cidr":"10.0.0.0/26","affinity":"host:node1","affinity_claim_time":"2026-01-01T00:00:00Z",' +
+  `"allocations":${JSON.stringify(allocations)},"unallocated":${JSON.stringify(unallocated)},` +
+  '"attributes":[{"handle_id":"k8s-pod-network.abc","secondary":{"namespace":"default","node":"node1","pod":"p1"}}],' +
+  '"sequenceNumber":1767225600000000001,"sequenceNumberForAllocation":{"0":1767225600000000000},"deleted":false}';
+
+const blockKey: DatastoreKey<'IPAMBlock'> = { kind: 'IPAMBlock', cidr: '10.0.0.0/26' };
+
+describe('value codec', () => {
+  it('decodes Calico block JSON keeping uint64 sequence numbers exact', () => {
+    const block = decodeValue(blockKey, calicoBlock);
+    expect(block.sequenceNumber).toBe(1767225600000000001n);
+    expect(block.sequenceNumberForAllocation).toEqual({ '0': 1767225600000000000n });
+    expect(block).toMatchObject({
+      cidr: '10.0.0.0/26',
+      affinity: 'host:node1',
+      affinityClaimTime: '2026-01-01T00:00:00Z',
+      deleted: false,
+    });
+    expect(block.attributes[0]).toEqual({
+      handleId: 'k8s-pod-network.abc',
+      activeOwnerAttrs: { namespace: 'default', node: 'node1', pod: 'p1' },
+    });
+    expect(block.allocations.slice(0, 2)).toEqual([0, null]);
+    expect(block.unallocated).toHaveLength(63);
+  });
+
+  it('round-trips the example block byte for byte', () => {
+    expect(encodeValue('IPAMBlock', decodeValue(blockKey, calicoBlock))).toBe(calicoBlock);
+  });
+
+  it('writes sequence numbers at the top of the uint64 range exactly', () => {
+    const block = decodeValue(blockKey, calicoBlock);
+    const max = (1n << 64n) - 1n;
+    const text = encodeValue('IPAMBlock', { ...block, sequenceNumber: max });
+    expect(text).toContain('"sequenceNumber":18446744073709551615,');
+    expect(decodeValue(blockKey, text).sequenceNumber).toBe(max);
+  });
+
+  it('sorts sequenceNumberForAllocation keys as Go marshals map keys', () => {
+    const block = decodeValue(blockKey, calicoBlock);
+    const text = encodeValue('IPAMBlock', {
+      ...block,
+      sequenceNumberForAllocation: { '10': 3n, '2': 2n, '0': 1n },
+    });
+    expect(text).toContain('"sequenceNumberForAllocation":{"0":1,"10":3,"2":2}');
+  });
+
+  it.each([
+    [
+      'affinity',
+      { kind: 'BlockAffinity', host: 'n1', cidr: '10.0.0.0/26', affinityType: 'host' },
+      '{"state":"confirmed","deleted":false}',
+    ],
+    [
+      'handle',
+      { kind: 'IPAMHandle', handleId: 'h' },
+      '{"block":{"10.0.0.0/26":2},"deleted":false}',
+    ],
+    [
+      'config',
+      { kind: 'IPAMConfig' },
+      '{"strict_affinity":true,"maxBlocksPerHost":4,"ipCooldownSeconds":30}',
+    ],
+  ] as const)('round-trips a Calico %s', (_, key, text) => {
+    const k = key as DatastoreKey;
+    expect(encodeValue(k.kind, decodeValue(k, text))).toBe(text);
+  });
+
+  it('reads an empty affinity state as confirmed, as Calico does', () => {
+    const key: DatastoreKey<'BlockAffinity'> = {
+      kind: 'BlockAffinity',
+      host: 'n',
+      cidr: '10.0.0.0/26',
+      affinityType: 'host',
+    };
+    expect(decodeValue(key, '{}')).toEqual({ state: 'confirmed', deleted: false });
+  });
+
+  it('writes resources with kind and apiVersion as Calico stores them', () => {
+    const text = encodeValue('IPPool', { metadata: { name: 'p' }, spec: { cidr: '10.0.0.0/16' } });
+    expect(JSON.parse(text)).toEqual({
+      kind: 'IPPool',
+      apiVersion: 'projectcalico.org/v3',
+      metadata: { name: 'p' },
+      spec: { cidr: '10.0.0.0/16' },
+    });
+  });
+
+  it.each([
+    ['not JSON', blockKey, '{"cidr":'],
+    ['a string sequence number', blockKey, '{"cidr":"10.0.0.0/26","sequenceNumber":"1"}'],
+    ['a negative sequence number', blockKey, '{"cidr":"10.0.0.0/26","sequenceNumber":-1}'],
+    [
+      'a non-numeric ordinal key',
+      blockKey,
+      '{"cidr":"10.0.0.0/26","sequenceNumberForAllocation":{"x":1}}',
+    ],
+    [
+      'an allocation that is not an integer',
+      blockKey,
+      '{"cidr":"10.0.0.0/26","allocations":[0.5]}',
+    ],
+    [
+      'an unknown affinity state',
+      { kind: 'BlockAffinity', host: 'n', cidr: '10.0.0.0/26', affinityType: 'host' },
+      '{"state":"maybe"}',
+    ],
+    ['a pool without a cidr', { kind: 'IPPool', name: 'p' }, '{"metadata":{"name":"p"},"spec":{}}'],
+  ] as const)('refuses %s with CorruptValue naming the key', (_, key, text) => {
+    let error: unknown;
+    try {
+      decodeValue(key as DatastoreKey, text);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(IpamError);
+    expect(error).toMatchObject({ code: 'CorruptValue' });
+    expect((error as Error).message).toContain('/calico/');
+  });
+});
+
+describe('parseJson', () => {
+  it.each([
+    ['9007199254740993', 9007199254740993n],
+    ['-9007199254740993', -9007199254740993n],
+    ['9007199254740991', 9007199254740991],
+    ['1.5e3', 1500],
+    ['"a\\"b"', 'a"b'],
+    ['[1, {"k": null}]', [1, { k: null }]],
+  ])('parses %s exactly', (text, expected) => {
+    expect(parseJson(text)).toEqual(expected);
+  });
+
+  it.each(['{"a":1,}', '[1 2]', '01', 'tru', '"unterminated', '{} x'])('rejects %s', (text) => {
+    expect(() => parseJson(text)).toThrow(SyntaxError);
+  });
+});
