@@ -75,6 +75,11 @@ export interface Datastore {
   list<K extends Kind>(options: ListOptions<K>): Promise<ListResult<K>>;
   /** Watches matching objects, from a revision when given. */
   watch(options: ListOptions, watchOptions?: WatchOptions): WatchStream;
+  /**
+   * Stores with label-indexed affinities (Kubernetes) add the host, type and version labels to
+   * a host's affinities written without them; stores without labels leave it out.
+   */
+  upgradeAffinityLabels?(host: string): Promise<void>;
   /** Releases connections and handles; further calls fail. */
   close(): Promise<void>;
 }

@@ -1,0 +1,222 @@
+import type { AddressFilter } from '@netledger/accounting';
+import { parseCidr } from '@netledger/accounting';
+import { affinityString } from '../block/block-queries.js';
+import type { HostReservedAttr } from '../block/new-block.js';
+import { withCasRetry } from '../cas-retry.js';
+import type { IpamConfig } from '../config/ipam-config.js';
+import { effectiveMaxBlocks } from '../config/ipam-config.js';
+import { IpamError, isIpamError } from '../errors.js';
+import type { IPPool, IPPoolAllowedUse } from '../model/resources.js';
+import type { AssignFromBlockArgs } from './assign-from-block.js';
+import { assignFromExistingBlock } from './assign-from-block.js';
+import type { AutoAssignArgs, IpamAssignments } from './assignments.js';
+import type { LoadedBlock } from './block-reader-writer.js';
+import { queryBlock } from './block-reader-writer.js';
+import { orderByBlockWalk } from './block-walk.js';
+import type { BlockAssignState } from './find-or-claim-block.js';
+import { findOrClaimBlock } from './find-or-claim-block.js';
+import { NoFreeBlocksError } from './find-usable-block.js';
+import type { AffinityConfig, IpamContext } from './ipam-context.js';
+import { existingAllocationsForCappedHandle } from './ips-by-handle.js';
+import { prepareAffinityBlocksForHost } from './prepare-affinity-blocks.js';
+
+/** Everything one IP version of an autoAssign needs. */
+export interface VersionRequest {
+  readonly version: 4 | 6;
+  readonly num: number;
+  readonly args: AutoAssignArgs;
+  readonly requestedPools?: readonly string[];
+  readonly hostReserved?: HostReservedAttr;
+  readonly pools: readonly IPPool[];
+  readonly reservations: AddressFilter;
+  readonly config: IpamConfig;
+}
+
+/** The affinity a request allocates under: the host's, or `virtual` for LoadBalancer addresses. */
+export function affinityFor(use: IPPoolAllowedUse, host: string): AffinityConfig {
+  return { affinityType: use === 'LoadBalancer' ? 'virtual' : 'host', host };
+}
+
+class Collected {
+  readonly ips: string[] = [];
+  private readonly msgSet = new Set<string>();
+  constructor(private readonly req: VersionRequest) {}
+  msg(m: string): void {
+    this.msgSet.add(m);
+  }
+  result(): IpamAssignments {
+    return {
+      ips: this.ips,
+      numRequested: this.req.num,
+      msgs: [...this.msgSet],
+      ipVersion: this.req.version,
+      ...(this.req.hostReserved && { hostReservedAttr: this.req.hostReserved }),
+    };
+  }
+}
+
+/**
+ * One retried allocation from one block. The first attempt uses the block as found; retries
+ * re-read it. A capped handle (KubeVirt) gets its existing addresses back instead.
+ */
+async function allocateFromBlock(
+  ctx: IpamContext,
+  req: VersionRequest,
+  first: LoadedBlock,
+  assign: AssignFromBlockArgs,
+): Promise<{ ips: string[]; done: boolean }> {
+  return withCasRetry(async (attempt) => {
+    const loaded =
+      attempt === 0 ? first : await queryBlock(ctx, first.block.cidr, req.config.ipCooldownSeconds);
+    const r = await assignFromExistingBlock(ctx, loaded, assign);
+    if (r.kind === 'assigned') return { ips: r.ips, done: false };
+    const existing = await existingAllocationsForCappedHandle(ctx, {
+      handleId: assign.handleId!,
+      num: req.num,
+      version: req.version,
+      cooldownSeconds: req.config.ipCooldownSeconds,
+    });
+    if (!existing)
+      throw new IpamError(
+        'UpdateConflict',
+        `handle ${assign.handleId} is being allocated concurrently`,
+      );
+    return { ips: existing, done: true };
+  });
+}
+
+/**
+ * Calico's per-version `autoAssign`: affine blocks first, then new claims (up to the block cap),
+ * then, unless affinity is strict, borrowing from other hosts' blocks along the host's walk.
+ * Returns what it got (a short result carries messages). Throws `BlockLimit` with the partial
+ * result in `error.partial` when a claim was needed past the cap.
+ */
+export async function autoAssignVersion(
+  ctx: IpamContext,
+  req: VersionRequest,
+): Promise<IpamAssignments> {
+  const { args, config } = req;
+  const affinity = affinityFor(args.intendedUse, args.hostname);
+  const prepared = await prepareAffinityBlocksForHost(ctx, {
+    affinity,
+    version: req.version,
+    use: args.intendedUse,
+    ...(req.requestedPools && { requestedPools: req.requestedPools }),
+    ...(args.namespace?.labels && { namespaceLabels: args.namespace.labels }),
+    ...(req.hostReserved && { hostReserved: req.hostReserved }),
+    pools: req.pools,
+    config,
+  });
+  const out = new Collected(req);
+  const maxBlocks = effectiveMaxBlocks(args.maxBlocksPerHost, config.maxBlocksPerHost);
+  let owned = prepared.affineBlocks.length;
+  const state: BlockAssignState = {
+    affinity,
+    pools: prepared.pools,
+    remainingAffineBlocks: [...prepared.affineBlocks],
+    allowNewClaim: true,
+    reservations: req.reservations,
+    ...(req.hostReserved && { hostReserved: req.hostReserved }),
+  };
+  const assign = (num: number, affinityCheck: boolean): AssignFromBlockArgs => ({
+    num,
+    affinity: affinityString(affinity.affinityType, affinity.host),
+    affinityCheck,
+    reservations: req.reservations,
+    ...(args.handleId !== undefined && { handleId: args.handleId }),
+    ...(args.attrs !== undefined && { attrs: args.attrs }),
+    ...(args.maxAllocToHandlePerIpVersion && {
+      maxAllocPerVersion: args.maxAllocToHandlePerIpVersion,
+    }),
+  });
+
+  while (out.ips.length < req.num) {
+    if (owned >= maxBlocks) state.allowNewClaim = false;
+    let found;
+    try {
+      found = await findOrClaimBlock(ctx, state, config, 1);
+    } catch (e) {
+      if (e instanceof NoFreeBlocksError) {
+        if (config.strictAffinity)
+          out.msg('No more free affine blocks and strict affinity enabled');
+        break;
+      }
+      if (isIpamError(e, 'BlockLimit')) {
+        out.msg(
+          `Need to allocate an IPAM block but could not - limit of ${maxBlocks} blocks reached for this node`,
+        );
+        throw new IpamError('BlockLimit', e.message, { partial: out.result() });
+      }
+      throw new IpamError(isIpamError(e) ? e.code : 'InvalidArgument', (e as Error).message, {
+        partial: out.result(),
+        cause: e,
+      });
+    }
+    if (found.newlyClaimed) owned++;
+    try {
+      const r = await allocateFromBlock(
+        ctx,
+        req,
+        found,
+        assign(req.num - out.ips.length, config.strictAffinity),
+      );
+      out.ips.push(...r.ips);
+      if (r.done) return out.result();
+    } catch (e) {
+      if (!(e instanceof IpamError)) throw e;
+      out.msg('Failed to assign IPs in newly allocated block');
+    }
+  }
+
+  if (!config.strictAffinity && out.ips.length < req.num) {
+    const borrowed = await borrow(ctx, req, affinity, prepared.pools, (n) => assign(n, false), out);
+    if (borrowed) return out.result();
+  }
+  return out.result();
+}
+
+/** Borrowing: fill from existing blocks of other hosts, in the host's walk order, pool by pool. */
+async function borrow(
+  ctx: IpamContext,
+  req: VersionRequest,
+  affinity: AffinityConfig,
+  pools: readonly IPPool[],
+  assign: (num: number) => AssignFromBlockArgs,
+  out: Collected,
+): Promise<boolean> {
+  const { items } = await ctx.ds.list({ kind: 'IPAMBlock', ipVersion: req.version });
+  const existing = items.map((kv) => kv.key.cidr);
+  const exhausted: string[] = [];
+  for (const pool of pools) {
+    if (out.ips.length >= req.num) break;
+    const order = orderByBlockWalk(
+      {
+        poolCidr: pool.spec.cidr,
+        blockSize: pool.spec.blockSize!,
+        host: affinity.host,
+        timeSeed: 0,
+      },
+      existing,
+    );
+    for (const cidr of order) {
+      if (out.ips.length >= req.num) break;
+      if (req.reservations.matchesWholeCidr(parseCidr(cidr))) continue;
+      let loaded: LoadedBlock;
+      try {
+        loaded = await queryBlock(ctx, cidr, req.config.ipCooldownSeconds);
+      } catch {
+        continue;
+      }
+      try {
+        const r = await allocateFromBlock(ctx, req, loaded, assign(req.num - out.ips.length));
+        out.ips.push(...r.ips);
+        if (r.done) return true;
+      } catch (e) {
+        if (!(e instanceof IpamError)) throw e;
+      }
+    }
+    if (out.ips.length < req.num) exhausted.push(pool.spec.cidr);
+  }
+  if (exhausted.length > 0) out.msg(`No IPs available in pools: [${exhausted.join(' ')}]`);
+  return false;
+}

@@ -1,0 +1,99 @@
+import type { AddressFilter } from '@netledger/accounting';
+import { parseCidr } from '@netledger/accounting';
+import { withCasRetry, DATASTORE_RETRIES } from '../cas-retry.js';
+import { numFreeAddresses } from '../block/block-queries.js';
+import type { HostReservedAttr } from '../block/new-block.js';
+import type { IpamConfig } from '../config/ipam-config.js';
+import { IpamError, isIpamError } from '../errors.js';
+import type { IPPool } from '../model/resources.js';
+import type { LoadedBlock } from './block-reader-writer.js';
+import { affinityKey, getBlockFromAffinity, getPendingAffinity } from './block-reader-writer.js';
+import { findUsableBlock } from './find-usable-block.js';
+import type { AffinityConfig, IpamContext } from './ipam-context.js';
+
+/** The walk state of one assignment: pools, affine blocks not tried yet, whether claims are allowed. */
+export interface BlockAssignState {
+  readonly affinity: AffinityConfig;
+  readonly pools: readonly IPPool[];
+  readonly remainingAffineBlocks: string[];
+  allowNewClaim: boolean;
+  readonly reservations: AddressFilter;
+  readonly hostReserved?: HostReservedAttr;
+}
+
+/** A block to allocate from, and whether this call claimed it. */
+export interface FoundBlock extends LoadedBlock {
+  readonly newlyClaimed: boolean;
+}
+
+/**
+ * The next block with at least `minFree` free addresses: first the host's remaining affine blocks
+ * (each tried once; a missing block is re-created), then a newly claimed one. Throws `BlockLimit`
+ * when a claim is needed but not allowed, `InvalidArgument` ('failed to find or claim a block')
+ * when automatic allocation of blocks is off, and `NoFreeBlocksError` when no pool has room.
+ */
+export async function findOrClaimBlock(
+  ctx: IpamContext,
+  state: BlockAssignState,
+  config: IpamConfig,
+  minFree: number,
+): Promise<FoundBlock> {
+  const claimOptions = {
+    cooldownSeconds: config.ipCooldownSeconds,
+    ...(state.hostReserved && { hostReserved: state.hostReserved }),
+  };
+  while (state.remainingAffineBlocks.length > 0) {
+    const cidr = state.remainingAffineBlocks.shift()!;
+    if (state.reservations.matchesWholeCidr(parseCidr(cidr))) continue;
+    let found: LoadedBlock | undefined;
+    try {
+      found = await withCasRetry(async () => {
+        const aff = await ctx.ds.get(affinityKey(state.affinity, cidr));
+        return getBlockFromAffinity(ctx, aff, state.affinity, claimOptions);
+      });
+    } catch (e) {
+      if (!(e instanceof IpamError)) throw e;
+      continue;
+    }
+    if (numFreeAddresses(found.block, state.reservations) >= minFree)
+      return { ...found, newlyClaimed: false };
+  }
+  if (!state.allowNewClaim) {
+    throw new IpamError('BlockLimit', 'cannot allocate new block due to per host block limit');
+  }
+  if (!config.autoAllocateBlocks)
+    throw new IpamError('InvalidArgument', 'failed to find or claim a block');
+  for (let attempt = 0; attempt < DATASTORE_RETRIES; attempt++) {
+    const subnet = await findUsableBlock(ctx, {
+      affinity: state.affinity,
+      pools: state.pools,
+      reservations: state.reservations,
+      config,
+    });
+    let claimed: LoadedBlock;
+    try {
+      claimed = await withCasRetry(async () => {
+        const pending = await getPendingAffinity(ctx, state.affinity, subnet);
+        try {
+          return await getBlockFromAffinity(ctx, pending, state.affinity, claimOptions);
+        } catch (e) {
+          // Lost the block to another host: try another subnet, not the same one again.
+          if (isIpamError(e, 'BlockClaimConflict', 'StaleAffinity')) throw new ClaimLost();
+          throw e;
+        }
+      });
+    } catch (e) {
+      if (e instanceof ClaimLost) continue;
+      throw e;
+    }
+    const free = numFreeAddresses(claimed.block, state.reservations);
+    if (free >= minFree) return { ...claimed, newlyClaimed: true };
+    throw new IpamError(
+      'InvalidArgument',
+      `Block '${subnet}' has ${free} free ips which is less than ${minFree} ips required.`,
+    );
+  }
+  throw new IpamError('MaxRetries', 'Max retries hit - excessive concurrent IPAM requests');
+}
+
+class ClaimLost extends Error {}

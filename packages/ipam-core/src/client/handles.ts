@@ -1,0 +1,104 @@
+import { withCasRetry } from '../cas-retry.js';
+import { IpamError, isIpamError } from '../errors.js';
+import { ipVersionOf } from '../model/keys.js';
+import type { DatastoreKey } from '../model/keys.js';
+import type { IpamContext } from './ipam-context.js';
+
+const handleKey = (handleId: string): DatastoreKey<'IPAMHandle'> => ({
+  kind: 'IPAMHandle',
+  handleId,
+});
+
+/** What {@link incrementHandle} found: done, or the per-version cap already reached. */
+export type IncrementResult =
+  { readonly ok: true } | { readonly ok: false; readonly currentCount: number };
+
+/**
+ * Adds `count` addresses in `blockCidr` to a handle (creating it), CAS-retried. With
+ * `maxAllocPerVersion > 0`, refuses (as a value, not an error) when the handle's addresses of that
+ * IP version would exceed it. Called before the block write, so a crash can only over-count.
+ */
+export async function incrementHandle(
+  ctx: IpamContext,
+  args: { handleId: string; blockCidr: string; count: number; maxAllocPerVersion?: number },
+): Promise<IncrementResult> {
+  const key = handleKey(args.handleId);
+  return withCasRetry(
+    async () => {
+      let current;
+      try {
+        current = await ctx.ds.get(key);
+      } catch (e) {
+        if (!isIpamError(e, 'DoesNotExist')) throw e;
+      }
+      const block = { ...(current?.value.block ?? {}) };
+      if (args.maxAllocPerVersion && args.maxAllocPerVersion > 0) {
+        const version = ipVersionOf(args.blockCidr);
+        const total = Object.entries(block)
+          .filter(([cidr]) => ipVersionOf(cidr) === version)
+          .reduce((n, [, c]) => n + c, 0);
+        if (total + args.count > args.maxAllocPerVersion) return { ok: false, currentCount: total };
+      }
+      block[args.blockCidr] = (block[args.blockCidr] ?? 0) + args.count;
+      if (current) {
+        await ctx.ds.update({ ...current, value: { ...current.value, block } });
+      } else {
+        await ctx.ds
+          .create({ key, value: { handleId: args.handleId, block, deleted: false } })
+          .catch((e: unknown) => {
+            // Lost a create race: a conflict like any other, so the retry reads and updates.
+            if (isIpamError(e, 'AlreadyExists')) {
+              throw new IpamError(
+                'UpdateConflict',
+                `handle ${args.handleId} created concurrently`,
+                { cause: e },
+              );
+            }
+            throw e;
+          });
+      }
+      return { ok: true } as const;
+    },
+    { what: `handle ${args.handleId}` },
+  );
+}
+
+/**
+ * Removes `count` addresses in `blockCidr` from a handle, deleting the handle when it holds none,
+ * CAS-retried. A missing handle or block entry is not an error (a crash can leave handles behind
+ * or ahead); counts never go below zero.
+ */
+export async function decrementHandle(
+  ctx: IpamContext,
+  args: { handleId: string; blockCidr: string; count: number },
+): Promise<void> {
+  const key = handleKey(args.handleId);
+  await withCasRetry(
+    async () => {
+      let current;
+      try {
+        current = await ctx.ds.get(key);
+      } catch (e) {
+        if (isIpamError(e, 'DoesNotExist')) return;
+        throw e;
+      }
+      const block = { ...current.value.block };
+      const left = (block[args.blockCidr] ?? 0) - args.count;
+      if (left > 0) block[args.blockCidr] = left;
+      else delete block[args.blockCidr];
+      if (Object.keys(block).length === 0) {
+        try {
+          await ctx.ds.delete(key, {
+            revision: current.revision,
+            ...(current.uid !== undefined && { uid: current.uid }),
+          });
+        } catch (e) {
+          if (!isIpamError(e, 'DoesNotExist')) throw e;
+        }
+      } else {
+        await ctx.ds.update({ ...current, value: { ...current.value, block } });
+      }
+    },
+    { what: `handle ${args.handleId}` },
+  );
+}

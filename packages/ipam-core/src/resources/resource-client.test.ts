@@ -1,0 +1,307 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Datastore } from '../datastore/datastore.js';
+import { createMemoryDatastore } from '../datastore/memory-datastore.js';
+import type { IpamErrorCode } from '../errors.js';
+import type { IPPool, IPReservation, Node } from '../model/resources.js';
+import { createResourceClients } from './resource-client.js';
+import type { ResourceClients } from './resource-client.js';
+
+async function errorOf(p: Promise<unknown>): Promise<{ code?: IpamErrorCode; message?: string }> {
+  try {
+    await p;
+  } catch (e) {
+    return e as { code: IpamErrorCode; message: string };
+  }
+  return {};
+}
+
+const pool = (name: string, cidr: string, spec: Partial<IPPool['spec']> = {}): IPPool => ({
+  metadata: { name },
+  spec: { cidr, ...spec },
+});
+
+let datastore: Datastore;
+let clients: ResourceClients;
+let released: string[];
+
+beforeEach(() => {
+  datastore = createMemoryDatastore();
+  released = [];
+  clients = createResourceClients({
+    datastore,
+    clock: { now: () => Date.UTC(2026, 0, 2) },
+    releasePoolAffinities: async (cidr) => {
+      released.push(cidr);
+    },
+  });
+});
+
+const poolCount = async (): Promise<number> =>
+  (await datastore.list({ kind: 'IPPool' })).items.length;
+
+describe('pools', () => {
+  it('creates, stores with defaults and Allocatable=True, and reads with resourceVersion', async () => {
+    const created = await clients.pools.create(pool('p1', '10.0.0.0/16'));
+    expect(created).toMatchObject({
+      metadata: { name: 'p1' },
+      spec: {
+        cidr: '10.0.0.0/16',
+        blockSize: 26,
+        nodeSelector: 'all()',
+        allowedUses: ['Workload', 'Tunnel'],
+        assignmentMode: 'Automatic',
+      },
+      status: {
+        conditions: [
+          { type: 'Allocatable', status: 'True', lastTransitionTime: '2026-01-02T00:00:00.000Z' },
+        ],
+      },
+    });
+    const stored = await datastore.get({ kind: 'IPPool', name: 'p1' });
+    expect(created.metadata.resourceVersion).toBe(stored.revision);
+    expect(stored.value.metadata.resourceVersion).toBeUndefined();
+    expect(stored.value.spec.blockSize).toBe(26);
+    expect(await clients.pools.get('p1')).toEqual(created);
+  });
+
+  it('applies defaults on read to pools written directly to the store', async () => {
+    await datastore.create({
+      key: { kind: 'IPPool', name: 'raw' },
+      value: pool('raw', 'fd00::/64'),
+    });
+    const [read] = await clients.pools.list();
+    expect(read).toMatchObject({
+      spec: {
+        cidr: 'fd00::/64',
+        blockSize: 122,
+        nodeSelector: 'all()',
+        allowedUses: ['Workload', 'Tunnel'],
+        assignmentMode: 'Automatic',
+      },
+    });
+    expect(read!.metadata.resourceVersion).toMatch(/^\d+$/);
+  });
+
+  it('lists in name order', async () => {
+    await clients.pools.create(pool('b', '10.1.0.0/24'));
+    await clients.pools.create(pool('a', '10.0.0.0/24'));
+    expect((await clients.pools.list()).map((p) => p.metadata.name)).toEqual(['a', 'b']);
+  });
+
+  it('refuses an overlapping pool with ConfigConflict and writes nothing', async () => {
+    await clients.pools.create(pool('p1', '10.0.0.0/16'));
+    const e = await errorOf(clients.pools.create(pool('p2', '10.0.1.0/24')));
+    expect(e).toMatchObject({ code: 'ConfigConflict' });
+    expect(e.message).toMatch(/IPPool\(p2\).*IPPool\(p1\)/);
+    expect(await poolCount()).toBe(1);
+  });
+
+  it('allows a pool over a disabled one', async () => {
+    await clients.pools.create(pool('old', '10.0.0.0/16', { disabled: true }));
+    await clients.pools.create(pool('new', '10.0.0.0/16'));
+    expect(await poolCount()).toBe(2);
+  });
+
+  it.each<[string, IPPool]>([
+    ['a bad name', pool('Bad_Name', '10.0.0.0/24')],
+    ['host bits', pool('p', '10.0.0.1/24')],
+    ['a bad selector', pool('p', '10.0.0.0/24', { nodeSelector: 'x =' })],
+  ])('refuses %s with InvalidArgument and writes nothing', async (_what, bad) => {
+    expect(await errorOf(clients.pools.create(bad))).toMatchObject({ code: 'InvalidArgument' });
+    expect(await poolCount()).toBe(0);
+  });
+
+  it('refuses a duplicate name with AlreadyExists', async () => {
+    await clients.pools.create(pool('p1', '10.0.0.0/24'));
+    expect(await errorOf(clients.pools.create(pool('p1', '10.0.0.0/24')))).toMatchObject({
+      code: 'AlreadyExists',
+    });
+  });
+
+  it('updates with CAS on resourceVersion, keeping status', async () => {
+    const created = await clients.pools.create(pool('p1', '10.0.0.0/24'));
+    const updated = await clients.pools.update({
+      ...created,
+      spec: { ...created.spec, nodeSelector: 'zone == "a"' },
+    });
+    expect(updated.spec.nodeSelector).toBe('zone == "a"');
+    expect(updated.status).toEqual(created.status);
+    expect(Number(updated.metadata.resourceVersion)).toBeGreaterThan(
+      Number(created.metadata.resourceVersion),
+    );
+
+    const stale = { ...created, spec: { ...created.spec, disabled: true } };
+    expect(await errorOf(clients.pools.update(stale))).toMatchObject({
+      code: 'ConfigConflict',
+      message: expect.stringContaining('resource modified since read') as string,
+    });
+    expect((await clients.pools.get('p1')).spec.disabled).toBeUndefined();
+  });
+
+  it('updates the latest version when no resourceVersion is given', async () => {
+    await clients.pools.create(pool('p1', '10.0.0.0/24'));
+    const out = await clients.pools.update(pool('p1', '10.0.0.0/24', { disabled: true }));
+    expect(out.spec.disabled).toBe(true);
+  });
+
+  it.each<[string, IPPool, IpamErrorCode]>([
+    ['a CIDR change', pool('p1', '10.0.1.0/24'), 'InvalidArgument'],
+    ['a block size change', pool('p1', '10.0.0.0/24', { blockSize: 28 }), 'InvalidArgument'],
+    [
+      'an invalid spec',
+      pool('p1', '10.0.0.0/24', { allowedUses: ['LoadBalancer', 'Workload'] }),
+      'InvalidArgument',
+    ],
+    ['a missing pool', pool('nope', '10.0.0.0/24'), 'DoesNotExist'],
+  ])('refuses %s on update and writes nothing', async (_what, next, code) => {
+    const before = await clients.pools.create(pool('p1', '10.0.0.0/24'));
+    expect(await errorOf(clients.pools.update(next))).toMatchObject({ code });
+    expect(await clients.pools.get('p1')).toEqual(before);
+  });
+
+  it('checks overlap again when an update enables a disabled pool', async () => {
+    await clients.pools.create(pool('old', '10.0.0.0/16', { disabled: true }));
+    await clients.pools.create(pool('new', '10.0.0.0/16'));
+    expect(
+      await errorOf(clients.pools.update(pool('old', '10.0.0.0/16', { disabled: false }))),
+    ).toMatchObject({
+      code: 'ConfigConflict',
+    });
+    await clients.pools.update(pool('new', '10.0.0.0/16', { nodeSelector: 'a == "b"' }));
+  });
+
+  it('deletes by disabling, releasing affinities, then removing', async () => {
+    await clients.pools.create(pool('p1', '10.0.0.0/24'));
+    const deleted = await clients.pools.delete('p1');
+    expect(deleted.spec.disabled).toBe(true);
+    expect(released).toEqual(['10.0.0.0/24']);
+    expect(await poolCount()).toBe(0);
+    expect(await errorOf(clients.pools.get('p1'))).toMatchObject({ code: 'DoesNotExist' });
+    expect(await errorOf(clients.pools.delete('p1'))).toMatchObject({ code: 'DoesNotExist' });
+  });
+
+  it('leaves the pool disabled when releasing affinities fails', async () => {
+    const failing = createResourceClients({
+      datastore,
+      releasePoolAffinities: async () => {
+        throw new Error('boom');
+      },
+    });
+    await failing.pools.create(pool('p1', '10.0.0.0/24'));
+    await expect(failing.pools.delete('p1')).rejects.toThrow('boom');
+    expect((await failing.pools.get('p1')).spec.disabled).toBe(true);
+  });
+});
+
+describe('nodes', () => {
+  const node: Node = {
+    metadata: { name: 'node-1', labels: { zone: 'a' } },
+    spec: { bgp: { ipv4Address: '10.0.0.1/24' } },
+  };
+
+  it('creates, gets, lists, updates and deletes', async () => {
+    const created = await clients.nodes.create(node);
+    expect(created).toMatchObject(node);
+    expect(await clients.nodes.list()).toEqual([created]);
+    const updated = await clients.nodes.update({
+      ...created,
+      metadata: { ...created.metadata, labels: { zone: 'b' } },
+    });
+    expect(updated.metadata.labels).toEqual({ zone: 'b' });
+    expect(await errorOf(clients.nodes.update(created))).toMatchObject({ code: 'ConfigConflict' });
+    expect(await clients.nodes.delete('node-1')).toEqual(updated);
+    expect(await clients.nodes.list()).toEqual([]);
+  });
+
+  it.each(['Node1', 'node_1', '-node', 'a'.repeat(254), ''])(
+    'refuses the name %j',
+    async (name) => {
+      expect(await errorOf(clients.nodes.create({ metadata: { name } }))).toMatchObject({
+        code: 'InvalidArgument',
+      });
+      expect((await datastore.list({ kind: 'Node' })).items).toHaveLength(0);
+    },
+  );
+});
+
+describe('reservations', () => {
+  const reservation = (reservedCIDRs: string[], name = 'r1'): IPReservation => ({
+    metadata: { name },
+    spec: { reservedCIDRs },
+  });
+
+  it('stores CIDRs and bare addresses of both families', async () => {
+    const r = reservation(['10.0.0.0/24', '10.1.0.5', 'fd00::/120', 'fd00::1']);
+    expect(await clients.reservations.create(r)).toMatchObject(r);
+    expect(await clients.reservations.get('r1')).toMatchObject(r);
+  });
+
+  it.each([
+    ['10.0.0.1/24', 0],
+    ['not-a-cidr', 0],
+    [' 10.0.0.0/24', 0],
+    ['10.0.0.0/33', 0],
+    ['', 0],
+  ])('refuses the entry %j, naming it, and writes nothing', async (entry) => {
+    const e = await errorOf(clients.reservations.create(reservation(['10.9.0.0/24', entry])));
+    expect(e.code).toBe('InvalidArgument');
+    expect(e.message).toContain(`reservedCIDRs[1] ${JSON.stringify(entry)}`);
+    expect((await datastore.list({ kind: 'IPReservation' })).items).toHaveLength(0);
+  });
+
+  it('validates updates too', async () => {
+    await clients.reservations.create(reservation(['10.0.0.0/24']));
+    expect(await errorOf(clients.reservations.update(reservation(['10.0.0.300'])))).toMatchObject({
+      code: 'InvalidArgument',
+    });
+    expect((await clients.reservations.get('r1')).spec.reservedCIDRs).toEqual(['10.0.0.0/24']);
+  });
+});
+
+describe('concurrent writes', () => {
+  it('retries an update without resourceVersion after losing a CAS race', async () => {
+    const inner = createMemoryDatastore();
+    let interfere = true;
+    const racy: Datastore = {
+      ...inner,
+      async update(kv) {
+        if (interfere && kv.key.kind === 'Node') {
+          interfere = false;
+          const current = await inner.get({ kind: 'Node', name: 'n1' });
+          await inner.update({
+            ...current,
+            value: { metadata: { name: 'n1', labels: { by: 'other' } } },
+          });
+        }
+        return inner.update(kv);
+      },
+    };
+    const c = createResourceClients({ datastore: racy });
+    await c.nodes.create({ metadata: { name: 'n1' } });
+    const out = await c.nodes.update({ metadata: { name: 'n1', labels: { by: 'me' } } });
+    expect(out.metadata.labels).toEqual({ by: 'me' });
+    expect(interfere).toBe(false);
+  });
+
+  it('surfaces a lost race as ConfigConflict when a resourceVersion was given', async () => {
+    const inner = createMemoryDatastore();
+    const c0 = createResourceClients({ datastore: inner });
+    const created = await c0.nodes.create({ metadata: { name: 'n1' } });
+    const racy: Datastore = {
+      ...inner,
+      async update(kv) {
+        const current = await inner.get({ kind: 'Node', name: 'n1' });
+        await inner.update({ ...current, value: current.value });
+        return inner.update(kv);
+      },
+    };
+    const c = createResourceClients({ datastore: racy });
+    expect(
+      await errorOf(
+        c.nodes.update({ ...created, metadata: { ...created.metadata, labels: { a: 'b' } } }),
+      ),
+    ).toMatchObject({
+      code: 'ConfigConflict',
+    });
+  });
+});
