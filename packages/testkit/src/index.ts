@@ -1,4 +1,5 @@
 export { BIG_SEQUENCE, BlockBuilder, buildPool } from './builders.js';
 export { createTempDir, findFreePort } from './fixtures.js';
+export { startEtcd, type EtcdFixture, type EtcdFixtureOptions } from './etcd-fixture.js';
 export { describeDatastoreContract } from './datastore-contract.js';
 export type { ContractTarget } from './datastore-contract.js';

@@ -31,8 +31,44 @@ export class JsonSyntaxError extends SyntaxError {
 const WS = new Set([' ', '\t', '\n', '\r']);
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 
+// An integer literal of 16+ digits in value position. Used only for the fast path: a match inside
+// a string literal makes the rewritten text invalid JSON (the inserted quote ends the string and
+// the marker's backslash cannot start a token), so such text falls back to the exact parser.
+const BIG_LITERAL = /(?<=(?:^|[:[,])\s*)(-?\d{16,})(?=\s*(?:[,}\]]|$))/g;
+const MARKER = '\u0000big:';
+
+function restoreBigInts(v: JsonValue): JsonValue {
+  if (typeof v === 'string') return v.startsWith(MARKER) ? toNumber(v.slice(MARKER.length)) : v;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) v[i] = restoreBigInts(v[i]!);
+  } else if (v !== null && typeof v === 'object') {
+    for (const k of Object.keys(v)) v[k] = restoreBigInts(v[k]!);
+  }
+  return v;
+}
+
+function toNumber(literal: string): number | bigint {
+  const n = Number(literal);
+  return Number.isSafeInteger(n) ? n : BigInt(literal);
+}
+
 /** Parses JSON text; unsafe integers come back as `bigint`. Throws {@link JsonSyntaxError}. */
 export function parseJson(text: string): JsonValue {
+  let replaced = false;
+  const fast = text.replace(BIG_LITERAL, (m) => {
+    replaced = true;
+    return `"\\u0000big:${m}"`;
+  });
+  try {
+    const v = JSON.parse(fast) as JsonValue;
+    return replaced ? restoreBigInts(v) : v;
+  } catch {
+    return parseJsonExactly(text);
+  }
+}
+
+/** The exact (slow) parser: a full tokenizer that never rounds an integer. */
+function parseJsonExactly(text: string): JsonValue {
   let i = 0;
   const fail = (what: string): never => {
     throw new JsonSyntaxError(`${what} at position ${i}`);

@@ -1,0 +1,88 @@
+import {
+  IpamError,
+  describeKey,
+  keyToPath,
+  listPrefixes,
+  matchesListOptions,
+  pathToKey,
+} from '@netledger/ipam-core';
+import type { DatastoreKey, KVPair, Kind, ListOptions, ListResult } from '@netledger/ipam-core';
+import { Range } from 'etcd3';
+import type { EtcdSession } from './etcd-session.js';
+import { toKvPair } from './to-kv-pair.js';
+
+/** Keys per range request while listing, so a large list never hits a message size limit. */
+export const LIST_PAGE_SIZE = 500;
+
+/** The read operations of the etcd Datastore. */
+export interface EtcdReads {
+  get<K extends Kind>(key: DatastoreKey<K>): Promise<KVPair<K>>;
+  list<K extends Kind>(options: ListOptions<K>): Promise<ListResult<K>>;
+}
+
+/**
+ * Creates linearizable reads over `session`. `get` fails `DoesNotExist`; `list` reads every prefix
+ * of `listPrefixes(options)` in key order, page by page, all at one store revision (the first
+ * page's header revision, which it returns). A value that is not valid Calico JSON makes either
+ * fail `CorruptValue` naming the key: a list never silently drops an object.
+ */
+export function createEtcdReads(session: EtcdSession): EtcdReads {
+  const { client } = session;
+  return {
+    async get(key) {
+      session.assertOpen();
+      const path = keyToPath(key);
+      const res = await session.retrying(() => client.kv.range({ key: Buffer.from(path) }), {
+        path,
+      });
+      const kv = res.kvs[0];
+      if (!kv) {
+        throw new IpamError('DoesNotExist', `resource does not exist: ${describeKey(key)}`, {
+          identifier: describeKey(key),
+        });
+      }
+      return toKvPair(key, kv);
+    },
+
+    async list<K extends Kind>(options: ListOptions<K>): Promise<ListResult<K>> {
+      session.assertOpen();
+      const items: KVPair<K>[] = [];
+      let revision: string | undefined;
+      // Prefixes are disjoint, so reading them in sorted order yields key order overall.
+      for (const prefix of listPrefixes(options).sort()) {
+        const range = Range.prefix(prefix);
+        let start = range.start;
+        for (;;) {
+          const page = await session.retrying(
+            () =>
+              client.kv.range({
+                key: start,
+                range_end: range.end,
+                limit: LIST_PAGE_SIZE,
+                ...(revision !== undefined && { revision }),
+              }),
+            { path: prefix },
+          );
+          revision ??= page.header.revision;
+          for (const kv of page.kvs) {
+            const key = pathToKey(kv.key.toString('utf8'));
+            if (key && matchesListOptions(key, options)) {
+              items.push(toKvPair(key as DatastoreKey<K>, kv));
+            }
+          }
+          const last = page.kvs[page.kvs.length - 1];
+          if (!page.more || !last) break;
+          start = Buffer.concat([last.key, Buffer.from([0])]);
+        }
+      }
+      if (revision === undefined) {
+        // A kind with no prefixes: still report the store revision for a following watch.
+        const res = await session.retrying(() =>
+          client.kv.range({ key: Buffer.from('/calico/'), count_only: true }),
+        );
+        revision = res.header.revision;
+      }
+      return { items, revision };
+    },
+  };
+}

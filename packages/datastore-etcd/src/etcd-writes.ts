@@ -1,0 +1,207 @@
+import { IpamError, describeKey, encodeValue, keyToPath } from '@netledger/ipam-core';
+import type { DatastoreKey, DeleteOptions, KVPair, Kind, NewKVPair } from '@netledger/ipam-core';
+import type { ICompare, IRequestOp, ITxnResponse } from 'etcd3';
+import type { EtcdSession } from './etcd-session.js';
+import { firstChangeAfter } from './first-change-after.js';
+import { toKvPair } from './to-kv-pair.js';
+
+// Calico's etcdv3 CAS (libcalico-go backend/etcdv3): create = txn(Version == 0 ? Put : Get),
+// update = txn(ModRevision == rev ? Put : Get), delete = txn(ModRevision == rev ? Delete : Get).
+//
+// A write whose answer is lost (connection dropped, leader killed, "request timed out") may or may
+// not have committed. The transaction is then re-sent: it is a compare-and-swap, so it cannot apply
+// twice. If the re-sent compare fails, etcd's history decides: the write committed exactly when the
+// first change after the expected revision wrote our bytes. Two writers that write identical bytes
+// from the same revision cannot be told apart; both are told they succeeded.
+
+const REVISION = /^[1-9][0-9]*$/;
+
+/** Timeout for reading a key's history while resolving an unknown outcome. */
+const HISTORY_TIMEOUT_MS = 5000;
+
+function revisionOf(key: DatastoreKey, revision: string): string {
+  if (!REVISION.test(revision)) {
+    throw new IpamError(
+      'InvalidArgument',
+      `revision ${JSON.stringify(revision)} of ${describeKey(key)} is not an etcd revision`,
+      {
+        identifier: describeKey(key),
+      },
+    );
+  }
+  return revision;
+}
+
+const missing = (key: DatastoreKey): IpamError =>
+  new IpamError('DoesNotExist', `resource does not exist: ${describeKey(key)}`, {
+    identifier: describeKey(key),
+  });
+const conflict = (key: DatastoreKey): IpamError =>
+  new IpamError('UpdateConflict', `update conflict: ${describeKey(key)}`, {
+    identifier: describeKey(key),
+  });
+
+/** The write operations of the etcd Datastore. */
+export interface EtcdWrites {
+  create<K extends Kind>(kv: NewKVPair<K>): Promise<KVPair<K>>;
+  update<K extends Kind>(kv: KVPair<K>): Promise<KVPair<K>>;
+  apply<K extends Kind>(kv: NewKVPair<K>): Promise<KVPair<K>>;
+  delete(key: DatastoreKey, options?: DeleteOptions): Promise<void>;
+}
+
+/**
+ * Creates the compare-and-swap writes over `session`. Every write either succeeds, fails with a
+ * definite outcome (`AlreadyExists`, `UpdateConflict`, `DoesNotExist`: nothing was written), or,
+ * when etcd stays unreachable past the dial timeout, fails `Unavailable` saying the write may or may
+ * not have been applied.
+ */
+export function createEtcdWrites(session: EtcdSession): EtcdWrites {
+  const { client } = session;
+
+  const txn = (compare: ICompare[], success: IRequestOp[], path: Buffer): Promise<ITxnResponse> =>
+    client.kv.txn({ compare, success, failure: [{ request_range: { key: path } }] });
+
+  const written = <K extends Kind>(
+    key: DatastoreKey<K>,
+    text: string,
+    revision: string,
+    createRevision: string,
+  ): KVPair<K> =>
+    toKvPair(key, {
+      value: Buffer.from(text),
+      mod_revision: revision,
+      create_revision: createRevision,
+    });
+
+  /** Runs a write: re-sends after connection failures, with `resolve` told the outcome is unknown. */
+  const write = <T>(path: string, attempt: (outcomeUnknown: boolean) => Promise<T>): Promise<T> => {
+    let unknown = false;
+    return session.retrying(() => attempt(unknown), {
+      path,
+      onRetry: () => (unknown = true),
+      outcomeUnknown: () => true,
+    });
+  };
+
+  return {
+    async create(kv) {
+      session.assertOpen();
+      const path = keyToPath(kv.key);
+      const key = Buffer.from(path);
+      const text = encodeValue(kv.key.kind, kv.value);
+      return write(path, async (unknown) => {
+        const res = await txn(
+          [{ key, target: 'Version', result: 'Equal', version: 0 }],
+          [{ request_put: { key, value: Buffer.from(text) } }],
+          key,
+        );
+        if (res.succeeded) return written(kv.key, text, res.header.revision, res.header.revision);
+        const current = res.responses[0]?.response_range.kvs[0];
+        if (unknown && current) {
+          // Did our lost create make this key? Read the value it was created with.
+          const atCreate = await client.kv.range({ key, revision: current.create_revision });
+          const first = atCreate.kvs[0];
+          if (first?.value.toString('utf8') === text) {
+            return written(kv.key, text, first.mod_revision, first.create_revision);
+          }
+        }
+        throw new IpamError('AlreadyExists', `resource already exists: ${path}`, {
+          identifier: path,
+        });
+      });
+    },
+
+    async update(kv) {
+      session.assertOpen();
+      const path = keyToPath(kv.key);
+      const key = Buffer.from(path);
+      const revision = revisionOf(kv.key, kv.revision);
+      const text = encodeValue(kv.key.kind, kv.value);
+      return write(path, async (unknown) => {
+        const res = await txn(
+          [{ key, target: 'Mod', result: 'Equal', mod_revision: revision }],
+          [{ request_put: { key, value: Buffer.from(text), prev_kv: true } }],
+          key,
+        );
+        if (res.succeeded) {
+          const prev = res.responses[0]?.response_put.prev_kv;
+          return written(
+            kv.key,
+            text,
+            res.header.revision,
+            prev?.create_revision ?? res.header.revision,
+          );
+        }
+        if (unknown) {
+          const change = await firstChangeAfter(client, path, revision, HISTORY_TIMEOUT_MS);
+          if (change.type === 'put' && change.value?.toString('utf8') === text) {
+            return written(kv.key, text, change.modRevision, change.createRevision);
+          }
+        }
+        throw res.responses[0]?.response_range.kvs[0] ? conflict(kv.key) : missing(kv.key);
+      });
+    },
+
+    async apply(kv) {
+      session.assertOpen();
+      const path = keyToPath(kv.key);
+      const text = encodeValue(kv.key.kind, kv.value);
+      // An unconditional put: re-sending it after a lost answer leaves the same state.
+      return write(path, async () => {
+        const res = await client.kv.put({
+          key: Buffer.from(path),
+          value: Buffer.from(text),
+          prev_kv: true,
+        });
+        return written(
+          kv.key,
+          text,
+          res.header.revision,
+          res.prev_kv?.create_revision ?? res.header.revision,
+        );
+      });
+    },
+
+    async delete(dkey, options = {}) {
+      session.assertOpen();
+      const path = keyToPath(dkey);
+      const key = Buffer.from(path);
+      const compare: ICompare[] = [{ key, target: 'Version', result: 'Greater', version: 0 }];
+      if (options.revision !== undefined) {
+        compare.push({
+          key,
+          target: 'Mod',
+          result: 'Equal',
+          mod_revision: revisionOf(dkey, options.revision),
+        });
+      }
+      if (options.uid !== undefined) {
+        compare.push({
+          key,
+          target: 'Create',
+          result: 'Equal',
+          create_revision: revisionOf(dkey, options.uid),
+        });
+      }
+      await write(path, async (unknown) => {
+        const res = await txn(compare, [{ request_delete_range: { key } }], key);
+        if (res.succeeded) return;
+        const current = res.responses[0]?.response_range.kvs[0];
+        if (unknown) {
+          // The key is gone, as asked; with a revision, history tells whether we removed it.
+          if (options.revision === undefined && !current) return;
+          if (options.revision !== undefined) {
+            const change = await firstChangeAfter(
+              client,
+              path,
+              options.revision,
+              HISTORY_TIMEOUT_MS,
+            );
+            if (change.type === 'delete') return;
+          }
+        }
+        throw current ? conflict(dkey) : missing(dkey);
+      });
+    },
+  };
+}

@@ -1,0 +1,126 @@
+import { IpamError, encodeValue } from '@netledger/ipam-core';
+import type { DatastoreKey } from '@netledger/ipam-core';
+import { describe, expect, it } from 'vitest';
+import { applyMutation } from './apply-mutation.js';
+import type { Mutation } from './apply-mutation.js';
+import type { StoreSnapshot } from './store-snapshot.js';
+import { emptySnapshot } from './store-snapshot.js';
+
+const key = (handleId: string): DatastoreKey<'IPAMHandle'> => ({ kind: 'IPAMHandle', handleId });
+const value = (handleId: string, n: number) =>
+  encodeValue('IPAMHandle', { handleId, block: { '10.0.0.0/26': n }, deleted: false });
+const ctx = { newUid: 'uid-new', historyLimit: 3 };
+
+function run(mutations: Mutation[], start: StoreSnapshot = emptySnapshot('s')): StoreSnapshot {
+  return mutations.reduce((s, m) => applyMutation(s, m, ctx).snapshot, start);
+}
+
+function codeOf(f: () => unknown): string | undefined {
+  try {
+    f();
+  } catch (e) {
+    return e instanceof IpamError ? e.code : 'not an IpamError';
+  }
+  return undefined;
+}
+
+describe('applyMutation', () => {
+  const base = run([{ op: 'create', key: key('a'), value: value('a', 1) }]);
+
+  it('creates at the next revision with a fresh uid, and leaves the input snapshot alone', () => {
+    const { snapshot, entry } = applyMutation(
+      base,
+      { op: 'create', key: key('b'), value: value('b', 1) },
+      ctx,
+    );
+    expect(entry).toMatchObject({ modRevision: 2, createRevision: 2, uid: 'uid-new' });
+    expect(snapshot).toMatchObject({ revision: 2, compactedRevision: 0 });
+    expect(snapshot.history.map((r) => [r.type, r.revision, r.path])).toEqual([
+      ['added', 1, '/calico/ipam/v2/handle/a'],
+      ['added', 2, '/calico/ipam/v2/handle/b'],
+    ]);
+    expect(base.revision).toBe(1);
+    expect(base.entries.has('/calico/ipam/v2/handle/b')).toBe(false);
+  });
+
+  it('keeps uid and createRevision across updates and applies', () => {
+    const next = run(
+      [
+        { op: 'update', key: key('a'), value: value('a', 2), revision: '1' },
+        { op: 'apply', key: key('a'), value: value('a', 3) },
+      ],
+      base,
+    );
+    expect(next.entries.get('/calico/ipam/v2/handle/a')).toMatchObject({
+      value: value('a', 3),
+      modRevision: 3,
+      createRevision: 1,
+      uid: 'uid-new',
+    });
+    expect(next.history.map((r) => r.type)).toEqual(['added', 'modified', 'modified']);
+  });
+
+  it.each<{ why: string; mutation: Mutation; code: string }>([
+    {
+      why: 'create of an existing key',
+      mutation: { op: 'create', key: key('a'), value: '{}' },
+      code: 'AlreadyExists',
+    },
+    {
+      why: 'update at an old revision',
+      mutation: { op: 'update', key: key('a'), value: '{}', revision: '0' },
+      code: 'UpdateConflict',
+    },
+    {
+      why: 'update of a missing key',
+      mutation: { op: 'update', key: key('z'), value: '{}', revision: '1' },
+      code: 'DoesNotExist',
+    },
+    {
+      why: 'delete at an old revision',
+      mutation: { op: 'delete', key: key('a'), revision: '7' },
+      code: 'UpdateConflict',
+    },
+    {
+      why: 'delete with another uid',
+      mutation: { op: 'delete', key: key('a'), uid: 'other' },
+      code: 'UpdateConflict',
+    },
+    {
+      why: 'delete of a missing key',
+      mutation: { op: 'delete', key: key('z') },
+      code: 'DoesNotExist',
+    },
+  ])('refuses $why with $code', ({ mutation, code }) => {
+    expect(codeOf(() => applyMutation(base, mutation, ctx))).toBe(code);
+  });
+
+  it('deletes, recording the previous object in the history', () => {
+    const next = run([{ op: 'delete', key: key('a'), revision: '1', uid: 'uid-new' }], base);
+    expect(next.entries.size).toBe(0);
+    expect(next.history.at(-1)).toMatchObject({
+      type: 'deleted',
+      revision: 2,
+      entry: { modRevision: 1 },
+    });
+  });
+
+  it('keeps at most historyLimit changes and records what was compacted', () => {
+    const many = run(
+      Array.from({ length: 5 }, (_, i): Mutation => ({
+        op: 'apply',
+        key: key('c'),
+        value: value('c', i),
+      })),
+      base,
+    );
+    expect(many).toMatchObject({ revision: 6, compactedRevision: 3 });
+    expect(many.history.map((r) => r.revision)).toEqual([4, 5, 6]);
+    const none = applyMutation(
+      base,
+      { op: 'apply', key: key('c'), value: value('c', 0) },
+      { ...ctx, historyLimit: 0 },
+    );
+    expect(none.snapshot).toMatchObject({ revision: 2, compactedRevision: 2, history: [] });
+  });
+});

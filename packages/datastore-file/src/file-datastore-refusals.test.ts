@@ -1,0 +1,144 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { IpamError } from '@netledger/ipam-core';
+import { createTempDir } from '@netledger/testkit';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createFileDatastore } from './file-datastore.js';
+import { formatLockHolder } from './lock-holder.js';
+
+const key = { kind: 'IPAMHandle', handleId: 'h1' } as const;
+const value = { handleId: 'h1', block: {}, deleted: false };
+
+async function openError(path: string, lockTimeoutMs?: number): Promise<IpamError> {
+  const error: unknown = await createFileDatastore({
+    path,
+    ...(lockTimeoutMs && { lockTimeoutMs }),
+  }).then(
+    async (ds) => {
+      await ds.close();
+      return undefined;
+    },
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(IpamError);
+  return error as IpamError;
+}
+
+/** True when this process can make a directory immutable (root on ext4, xfs, btrfs...). */
+function canChattr(dir: string): boolean {
+  try {
+    execFileSync('chattr', ['+i', dir], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('file datastore refusals', () => {
+  let dir: { path: string; remove: () => Promise<void> };
+  let path: string;
+
+  beforeEach(async () => {
+    dir = await createTempDir('netledger-refuse-');
+    path = join(dir.path, 'datastore.json');
+  });
+  afterEach(async () => {
+    await dir.remove();
+  });
+
+  it.each([
+    { why: 'text that is not JSON', text: '{"format": "netledger-', says: ['not valid JSON'] },
+    { why: 'an empty file', text: '', says: ['not valid JSON'] },
+    { why: 'the wrong shape', text: '{"entries": []}', says: ['format'] },
+  ])(
+    'refuses to open $why with CorruptValue, and leaves the file as it was',
+    async ({ text, says }) => {
+      await writeFile(path, text);
+      for (let i = 0; i < 2; i++) {
+        const error = await openError(path);
+        expect(error.code).toBe('CorruptValue');
+        expect(error.message.startsWith(`${path}: `)).toBe(true);
+        for (const s of says) expect(error.message).toContain(s);
+      }
+      expect(await readFile(path, 'utf8')).toBe(text);
+    },
+  );
+
+  it('refuses a store holding a value that fails decoding, naming the key', async () => {
+    const ds = await createFileDatastore({ path });
+    await ds.create({ key, value });
+    await ds.close();
+    const doc = JSON.parse(await readFile(path, 'utf8')) as {
+      entries: Record<string, { value: string }>;
+    };
+    doc.entries['/calico/ipam/v2/handle/h1']!.value = '{"block": {"10.0.0.0/26": "one"}}';
+    const broken = JSON.stringify(doc);
+    await writeFile(path, broken);
+    const error = await openError(path);
+    expect(error).toMatchObject({ code: 'CorruptValue', identifier: '/calico/ipam/v2/handle/h1' });
+    expect(error.message).toContain(path);
+    expect(error.message).toContain('/calico/ipam/v2/handle/h1');
+    expect(await readFile(path, 'utf8')).toBe(broken);
+  });
+
+  it('refuses to write over a file that went corrupt after opening', async () => {
+    const ds = await createFileDatastore({ path });
+    await writeFile(path, 'not a store at all');
+    await expect(ds.apply({ key, value })).rejects.toMatchObject({ code: 'CorruptValue' });
+    await ds.close();
+    expect(await readFile(path, 'utf8')).toBe('not a store at all');
+  });
+
+  it('refuses a location whose parent is a regular file: read-only / not writable', async () => {
+    await writeFile(join(dir.path, 'file'), '');
+    const error = await openError(join(dir.path, 'file', 'sub', 'datastore.json'));
+    expect(error.code).toBe('Unavailable');
+    expect(error.message).toMatch(/^\/.*\/file\/sub\/datastore\.json: read-only/);
+  });
+
+  it('refuses a path that is a directory', async () => {
+    await mkdir(path);
+    const error = await openError(path);
+    expect(error.code).toBe('Unavailable');
+    expect(error.message).toBe(`${path}: is a directory, not a datastore file`);
+  });
+
+  it('refuses an immutable (chattr +i) directory as read-only, for a new or an existing store', async (ctx) => {
+    const ro = join(dir.path, 'ro');
+    await mkdir(ro);
+    const existing = await createFileDatastore({ path: join(ro, 'old.json') });
+    await existing.close();
+    if (!canChattr(ro)) ctx.skip();
+    try {
+      for (const p of [join(ro, 'new.json'), join(ro, 'old.json')]) {
+        const error = await openError(p);
+        expect(error.code).toBe('Unavailable');
+        expect(error.message.startsWith(`${p}: read-only`)).toBe(true);
+      }
+    } finally {
+      execFileSync('chattr', ['-i', ro]);
+    }
+  });
+
+  it('fails Unavailable naming the pid when a live process holds the lock past lockTimeoutMs', async () => {
+    const ds = await createFileDatastore({ path, lockTimeoutMs: 100 });
+    await writeFile(`${path}.lock`, formatLockHolder({ pid: process.pid, nonce: 'someone-else' }));
+    const error = await ds.create({ key, value }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toMatchObject({ code: 'Unavailable' });
+    expect((error as Error).message).toContain(`held by pid ${process.pid}`);
+    await ds.close();
+  });
+
+  it('recovers a lock left by a dead process', async () => {
+    const deadPid = spawnSync(process.execPath, ['-e', '']).pid;
+    await writeFile(`${path}.lock`, formatLockHolder({ pid: deadPid, nonce: 'crashed' }));
+    const ds = await createFileDatastore({ path, lockTimeoutMs: 1_000 });
+    await ds.create({ key, value });
+    expect((await ds.get(key)).value).toEqual(value);
+    await ds.close();
+  });
+});

@@ -1,0 +1,248 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdir, open, stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { dirname, resolve } from 'node:path';
+import { IpamError, encodeValue } from '@netledger/ipam-core';
+import type { Datastore, DatastoreKey, KVPair, Kind, ListOptions } from '@netledger/ipam-core';
+import { describeKey, keyToPath, listPrefixes, matchesListOptions } from '@netledger/ipam-core';
+import { applyMutation } from './apply-mutation.js';
+import type { Mutation } from './apply-mutation.js';
+import { defaultDatastorePath } from './default-datastore-path.js';
+import { createFileLock } from './file-lock.js';
+import type { FileLock } from './file-lock.js';
+import { createFileWatch } from './file-watch.js';
+import { errnoOf, toUnavailable } from './fs-errors.js';
+import { toKvPair } from './history-events.js';
+import type { LockHolder } from './lock-holder.js';
+import { judgeHolder } from './lock-holder.js';
+import { currentLockHolder, probeProcess } from './process-probe.js';
+import { createSerialQueue } from './serial-queue.js';
+import { createSnapshotCache } from './snapshot-cache.js';
+import { serializeStoreDocument } from './store-document.js';
+import type { LoadedStore } from './store-file.js';
+import { commitStoreFile, loadStoreFile, statStamp, sweepGarbage } from './store-file.js';
+import { emptySnapshot } from './store-snapshot.js';
+import type { StoredEntry } from './store-snapshot.js';
+
+/** Default for {@link FileDatastoreOptions.lockTimeoutMs}. */
+export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
+/** Default for {@link FileDatastoreOptions.historyLimit}. */
+export const DEFAULT_HISTORY_LIMIT = 100;
+/** Default for {@link FileDatastoreOptions.watchIntervalMs}. */
+export const DEFAULT_WATCH_INTERVAL_MS = 100;
+
+/** Options for {@link createFileDatastore}. */
+export interface FileDatastoreOptions {
+  /**
+   * The store file. Default: {@link defaultDatastorePath} of `process.env`, the uid and the home
+   * directory. Its directory is created if missing; the lock (`<path>.lock`) and temp files live
+   * next to it.
+   */
+  readonly path?: string;
+  /** How long a write waits for a lock held by a live process before `Unavailable` (10 s). */
+  readonly lockTimeoutMs?: number;
+  /**
+   * How many past changes the file keeps for watches from an earlier revision and for other
+   * processes' watches (100). Each is a full copy of the value written, so this bounds file size.
+   */
+  readonly historyLimit?: number;
+  /** How often an open watch checks the file for other processes' writes (100 ms). */
+  readonly watchIntervalMs?: number;
+}
+
+async function prepareLocation(path: string): Promise<void> {
+  const dir = dirname(path);
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (e) {
+    throw new IpamError(
+      'Unavailable',
+      `${path}: read-only or not writable location: cannot create directory ${dir} (${errnoOf(e) ?? String(e)})`,
+      { identifier: path, cause: e },
+    );
+  }
+  const s = await stat(path).catch((e: unknown) => {
+    if (errnoOf(e) === 'ENOENT') return undefined;
+    throw toUnavailable(path, 'stat', e);
+  });
+  if (s?.isDirectory()) {
+    throw new IpamError('Unavailable', `${path}: is a directory, not a datastore file`, {
+      identifier: path,
+    });
+  }
+  if (s && !s.isFile()) {
+    throw new IpamError('Unavailable', `${path}: is not a regular file`, { identifier: path });
+  }
+}
+
+async function openOrCreate(path: string, dirHandle: FileHandle): Promise<LoadedStore> {
+  if (await statStamp(path)) return loadStoreFile(path);
+  const snapshot = emptySnapshot(randomUUID());
+  const written = await commitStoreFile({
+    path,
+    dirHandle,
+    text: serializeStoreDocument(snapshot),
+  });
+  return { snapshot, ...written };
+}
+
+async function withLock<T>(lock: FileLock, task: () => Promise<T>): Promise<T> {
+  await lock.acquire();
+  let result: T;
+  try {
+    result = await task();
+  } catch (e) {
+    await lock.release().catch(() => undefined);
+    throw e;
+  }
+  await lock.release();
+  return result;
+}
+
+/**
+ * Opens (creating it if missing) the embedded single-host store: one JSON file holding every
+ * object under its Calico etcd path, shared by any number of processes on the host.
+ *
+ * Writes are compare-and-swap under a cross-process lock file and replace the file atomically
+ * (temp file, fsync, rename, fsync of the directory), so a crash leaves the old or the new state.
+ * Reads take no lock: they `stat` the file and re-read it only when it changed.
+ *
+ * Fails `Unavailable` for a location that cannot be written (message `<path>: read-only ...`), a
+ * path that is a directory, or a lock held by a live process past `lockTimeoutMs` (naming its
+ * pid); fails `CorruptValue` naming the path and key for a file that is not a valid store, which
+ * it never overwrites. A failed open leaves nothing held.
+ */
+export async function createFileDatastore(options: FileDatastoreOptions = {}): Promise<Datastore> {
+  const path = resolve(
+    options.path ?? defaultDatastorePath(process.env, process.getuid?.(), homedir()),
+  );
+  const historyLimit = Math.max(0, options.historyLimit ?? DEFAULT_HISTORY_LIMIT);
+  await prepareLocation(path);
+  const dirHandle = await open(dirname(path), 'r').catch((e: unknown) => {
+    throw toUnavailable(path, 'opening the directory', e);
+  });
+  const holder = await currentLockHolder(randomBytes(8).toString('hex'));
+  const judge = async (h: LockHolder) =>
+    judgeHolder(h, holder.pidNamespace, await probeProcess(h.pid));
+  const lockPath = `${path}.lock`;
+  const lock = createFileLock({
+    lockPath,
+    storePath: path,
+    timeoutMs: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
+    holder,
+    judge,
+  });
+
+  let initial: LoadedStore;
+  try {
+    initial = await withLock(lock, async () => {
+      await sweepGarbage({ path, lockPath, isDead: async (h) => (await judge(h)) === 'dead' });
+      return openOrCreate(path, dirHandle);
+    });
+  } catch (e) {
+    await lock.dispose();
+    await dirHandle.close().catch(() => undefined);
+    throw e;
+  }
+
+  const fileWatch = createFileWatch({
+    historyLimit: Math.max(historyLimit, 1),
+    intervalMs: options.watchIntervalMs ?? DEFAULT_WATCH_INTERVAL_MS,
+    initial: initial.snapshot,
+    poll: async () => {
+      await cache.refresh();
+    },
+  });
+  const cache = createSnapshotCache({
+    path,
+    initial,
+    onChange: (previous, next) => fileWatch.sync(previous, next),
+  });
+  const queue = createSerialQueue();
+  let closed = false;
+
+  const ensureOpen = (): void => {
+    if (closed)
+      throw new IpamError('Unavailable', `${path}: datastore is closed`, { identifier: path });
+  };
+  /** One write: serialized in-process, then under the file lock, against the file's latest state. */
+  const mutate = async (mutation: Mutation) => {
+    ensureOpen();
+    return queue.run(() =>
+      withLock(lock, async () => {
+        const base = await cache.refreshLocked();
+        const result = applyMutation(base, mutation, { newUid: randomUUID(), historyLimit });
+        const text = serializeStoreDocument(result.snapshot);
+        const written = await commitStoreFile({ path, dirHandle, text });
+        cache.replace({ snapshot: result.snapshot, ...written });
+        return result.entry;
+      }),
+    );
+  };
+  // create, update and apply always return the entry written.
+  const written = <K extends Kind>(entry: StoredEntry | undefined): KVPair<K> =>
+    toKvPair(entry!) as KVPair<K>;
+  const missing = (key: DatastoreKey): IpamError =>
+    new IpamError('DoesNotExist', `resource does not exist: ${describeKey(key)}`, {
+      identifier: describeKey(key),
+    });
+
+  return {
+    async create(kv) {
+      const value = encodeValue(kv.key.kind, kv.value);
+      return written(await mutate({ op: 'create', key: kv.key, value }));
+    },
+    async update(kv) {
+      const value = encodeValue(kv.key.kind, kv.value);
+      return written(await mutate({ op: 'update', key: kv.key, value, revision: kv.revision }));
+    },
+    async apply(kv) {
+      const value = encodeValue(kv.key.kind, kv.value);
+      return written(await mutate({ op: 'apply', key: kv.key, value }));
+    },
+    async delete(key, deleteOptions = {}) {
+      await mutate({
+        op: 'delete',
+        key,
+        ...(deleteOptions.revision !== undefined && { revision: deleteOptions.revision }),
+        ...(deleteOptions.uid !== undefined && { uid: deleteOptions.uid }),
+      });
+    },
+    async get<K extends Kind>(key: DatastoreKey<K>): Promise<KVPair<K>> {
+      ensureOpen();
+      const entry = (await cache.refresh()).entries.get(keyToPath(key));
+      if (!entry) throw missing(key);
+      return toKvPair(entry) as KVPair<K>;
+    },
+    async list<K extends Kind>(listOptions: ListOptions<K>) {
+      ensureOpen();
+      const snapshot = await cache.refresh();
+      const index = cache.index();
+      const items: KVPair<K>[] = [];
+      // Prefixes are disjoint and visited in key order, so the result is in key order.
+      for (const prefix of listPrefixes(listOptions).sort()) {
+        for (const p of index.withPrefix(prefix)) {
+          const entry = snapshot.entries.get(p)!;
+          if (matchesListOptions(entry.key, listOptions)) {
+            items.push(toKvPair(entry) as KVPair<K>);
+          }
+        }
+      }
+      return { items, revision: String(snapshot.revision) };
+    },
+    watch(listOptions, watchOptions = {}) {
+      ensureOpen();
+      return fileWatch.watch(listOptions, watchOptions, cache.current().revision);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      fileWatch.closeAll();
+      await queue.drain();
+      await cache.close();
+      await lock.dispose();
+      await dirHandle.close().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,109 @@
+import { IpamError, SortedKeys } from '@netledger/ipam-core';
+import type { FileStamp, LoadedStore } from './store-file.js';
+import { loadStoreFile, sameStamp, statStamp } from './store-file.js';
+import type { StoreSnapshot } from './store-snapshot.js';
+
+/** Options for {@link createSnapshotCache}. */
+export interface SnapshotCacheOptions {
+  readonly path: string;
+  /** The store as read (or created) when opening. */
+  readonly initial: LoadedStore;
+  /** Called after the cached snapshot changes, in order, before any caller sees the new one. */
+  readonly onChange: (previous: StoreSnapshot, next: StoreSnapshot) => void;
+}
+
+/** This process's view of the store file, re-read only when the file has changed. */
+export interface SnapshotCache {
+  /** The snapshot as last seen, without looking at the file. */
+  current(): StoreSnapshot;
+  /**
+   * The snapshot as of now: one `stat`, and a re-read only when the file changed. Concurrent
+   * calls share one read. Never goes back to an older revision than one already seen.
+   */
+  refresh(): Promise<StoreSnapshot>;
+  /**
+   * Like `refresh`, but for a caller holding the lock: never joins a read started before the lock
+   * was taken, and takes whatever is on disk as the truth (even an older or replaced store).
+   */
+  refreshLocked(): Promise<StoreSnapshot>;
+  /** Installs a snapshot this process has just written. */
+  replace(written: LoadedStore): void;
+  /** Paths of the current snapshot in key order (built once per key set). */
+  index(): SortedKeys;
+  /** Closes the held file handle. */
+  close(): Promise<void>;
+}
+
+function sameKeys(a: StoreSnapshot, b: StoreSnapshot): boolean {
+  if (a.entries.size !== b.entries.size) return false;
+  for (const path of b.entries.keys()) if (!a.entries.has(path)) return false;
+  return true;
+}
+
+/** Creates a {@link SnapshotCache} over a loaded store file. */
+export function createSnapshotCache(options: SnapshotCacheOptions): SnapshotCache {
+  const { path } = options;
+  let held: LoadedStore = options.initial;
+  let sorted: SortedKeys | undefined;
+  let reading: Promise<StoreSnapshot> | undefined;
+
+  const install = (next: LoadedStore, force: boolean): void => {
+    const prev = held;
+    const newer =
+      next.snapshot.storeId !== prev.snapshot.storeId ||
+      next.snapshot.revision > prev.snapshot.revision;
+    if (!force && !newer) {
+      // Same or older than what we have (a read that raced our own write): keep ours.
+      if (next.snapshot.revision === prev.snapshot.revision && next.handle !== prev.handle) {
+        held = { snapshot: prev.snapshot, handle: next.handle, stamp: next.stamp };
+        void prev.handle.close().catch(() => undefined);
+      } else if (next.handle !== prev.handle) {
+        void next.handle.close().catch(() => undefined);
+      }
+      return;
+    }
+    held = next;
+    if (next.handle !== prev.handle) void prev.handle.close().catch(() => undefined);
+    if (next.snapshot !== prev.snapshot) {
+      if (!sameKeys(prev.snapshot, next.snapshot)) sorted = undefined;
+      options.onChange(prev.snapshot, next.snapshot);
+    }
+  };
+
+  const read = async (force: boolean): Promise<StoreSnapshot> => {
+    const stamp: FileStamp | undefined = await statStamp(path);
+    if (!stamp) {
+      throw new IpamError(
+        'Unavailable',
+        `${path}: the datastore file was removed; open the datastore again to start a new one`,
+        { identifier: path },
+      );
+    }
+    if (sameStamp(stamp, held.stamp)) return held.snapshot;
+    install(await loadStoreFile(path, held.snapshot), force);
+    return held.snapshot;
+  };
+
+  return {
+    current: () => held.snapshot,
+    refresh() {
+      reading ??= read(false).finally(() => {
+        reading = undefined;
+      });
+      return reading;
+    },
+    refreshLocked: () => read(true),
+    replace: (written) => install(written, true),
+    index() {
+      if (!sorted) {
+        sorted = new SortedKeys();
+        // Adding in order appends each key, so building the index is n log n.
+        for (const p of [...held.snapshot.entries.keys()].sort()) sorted.add(p);
+      }
+      return sorted;
+    },
+    async close() {
+      await held.handle.close().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,204 @@
+import { IpamError, decodeValue, keyToPath, pathToKey } from '@netledger/ipam-core';
+import type { HistoryRecord, StoreSnapshot, StoredEntry } from './store-snapshot.js';
+import { STORE_FORMAT } from './store-snapshot.js';
+
+// The file is one JSON document; each value is kept as the Calico JSON text `encodeValue` gave,
+// so the outer document needs only the built-in JSON parser and uint64s inside values stay exact.
+
+/** Options for {@link parseStoreDocument}. */
+export interface ParseStoreOptions {
+  /** The file the text came from, named in every error. */
+  readonly filePath: string;
+  /**
+   * The snapshot read before, if any: entries and history records identical to its ones are
+   * reused as they are instead of being decoded again, so re-reading after one write costs one
+   * decode, not one per object.
+   */
+  readonly previous?: StoreSnapshot;
+}
+
+type Obj = Record<string, unknown>;
+
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isCount = (v: unknown): v is number =>
+  typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+const HISTORY_TYPES: readonly string[] = ['added', 'modified', 'deleted'];
+
+function corrupt(filePath: string, what: string, identifier?: string): IpamError {
+  return new IpamError('CorruptValue', `${filePath}: corrupt datastore file: ${what}`, {
+    identifier: identifier ?? filePath,
+  });
+}
+
+function sameEntry(a: StoredEntry, b: Obj): boolean {
+  return (
+    a.value === b.value &&
+    a.modRevision === b.modRevision &&
+    a.createRevision === b.createRevision &&
+    a.uid === b.uid
+  );
+}
+
+/** Checks one `{ value, modRevision, createRevision, uid }` record and decodes its value. */
+function readEntry(
+  filePath: string,
+  path: string,
+  raw: unknown,
+  limits: { maxRevision: number; reuse: StoredEntry | undefined },
+): StoredEntry {
+  const fail = (what: string): never => {
+    throw corrupt(filePath, `${path}: ${what}`, path);
+  };
+  if (!isObj(raw)) return fail('record is not an object');
+  if (limits.reuse && sameEntry(limits.reuse, raw)) return limits.reuse;
+  const { value, modRevision, createRevision, uid } = raw;
+  if (typeof value !== 'string') return fail('value is not a string');
+  if (!isCount(modRevision) || modRevision < 1 || modRevision > limits.maxRevision) {
+    return fail(`modRevision ${String(modRevision)} is not in 1..${limits.maxRevision}`);
+  }
+  if (!isCount(createRevision) || createRevision < 1 || createRevision > modRevision) {
+    return fail(`createRevision ${String(createRevision)} is not in 1..${modRevision}`);
+  }
+  if (typeof uid !== 'string' || uid === '') return fail('uid is not a non-empty string');
+  const key = pathToKey(path);
+  if (!key || keyToPath(key) !== path) return fail('not a Calico datastore path');
+  try {
+    decodeValue(key, value);
+  } catch (e) {
+    if (e instanceof IpamError) {
+      throw new IpamError('CorruptValue', `${filePath}: ${e.message}`, {
+        identifier: e.identifier ?? path,
+        cause: e,
+      });
+    }
+    throw e;
+  }
+  return { key, value, modRevision, createRevision, uid };
+}
+
+function readHistory(
+  filePath: string,
+  raw: unknown,
+  header: { revision: number; compactedRevision: number; previous: StoreSnapshot | undefined },
+): HistoryRecord[] {
+  if (!Array.isArray(raw)) throw corrupt(filePath, 'history is not an array');
+  const expected = header.revision - header.compactedRevision;
+  if (raw.length !== expected) {
+    throw corrupt(filePath, `history holds ${raw.length} changes, expected ${expected}`);
+  }
+  const old = new Map<number, HistoryRecord>();
+  for (const r of header.previous?.history ?? []) old.set(r.revision, r);
+  return raw.map((item: unknown, i): HistoryRecord => {
+    const revision = header.compactedRevision + i + 1;
+    if (!isObj(item)) throw corrupt(filePath, `history[${i}] is not an object`);
+    const { type, path } = item;
+    if (item.revision !== revision) {
+      throw corrupt(
+        filePath,
+        `history[${i}] has revision ${String(item.revision)}, expected ${revision}`,
+      );
+    }
+    if (typeof type !== 'string' || !HISTORY_TYPES.includes(type)) {
+      throw corrupt(filePath, `history[${i}] has unknown type ${JSON.stringify(type)}`);
+    }
+    if (typeof path !== 'string') throw corrupt(filePath, `history[${i}].path is not a string`);
+    const before = old.get(revision);
+    const reuse = before && before.type === type && before.path === path ? before.entry : undefined;
+    const entry = readEntry(filePath, path, item, { maxRevision: revision, reuse });
+    if (type !== 'deleted' && entry.modRevision !== revision) {
+      throw corrupt(
+        filePath,
+        `history[${i}] (${path}) has modRevision ${entry.modRevision}, expected ${revision}`,
+        path,
+      );
+    }
+    if (before && before.entry === entry && before.type === type) return before;
+    return { type: type as HistoryRecord['type'], revision, path, entry };
+  });
+}
+
+/**
+ * Parses and fully checks a store file: the document's shape, revision bookkeeping, every path
+ * (a Calico etcd path), and every value (it must decode for its kind). Throws
+ * `IpamError('CorruptValue')` whose message starts with the file path and names the key.
+ */
+export function parseStoreDocument(text: string, options: ParseStoreOptions): StoreSnapshot {
+  const { filePath, previous } = options;
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    throw corrupt(filePath, `not valid JSON (${(e as Error).message})`);
+  }
+  if (!isObj(doc)) throw corrupt(filePath, 'the document is not a JSON object');
+  if (doc.format !== STORE_FORMAT) {
+    throw corrupt(filePath, `format is ${JSON.stringify(doc.format)}, expected "${STORE_FORMAT}"`);
+  }
+  const { storeId, revision, compactedRevision } = doc;
+  if (typeof storeId !== 'string' || storeId === '') throw corrupt(filePath, 'storeId is missing');
+  if (!isCount(revision)) throw corrupt(filePath, 'revision is not a non-negative integer');
+  if (!isCount(compactedRevision) || compactedRevision > revision) {
+    throw corrupt(filePath, `compactedRevision is not an integer in 0..${revision}`);
+  }
+  if (!isObj(doc.entries)) throw corrupt(filePath, 'entries is not an object');
+  const sameStore = previous?.storeId === storeId ? previous : undefined;
+  const entries = new Map<string, StoredEntry>();
+  for (const [path, raw] of Object.entries(doc.entries)) {
+    const reuse = sameStore?.entries.get(path);
+    entries.set(path, readEntry(filePath, path, raw, { maxRevision: revision, reuse }));
+  }
+  const history = readHistory(filePath, doc.history, {
+    revision,
+    compactedRevision,
+    previous: sameStore,
+  });
+  return { storeId, revision, compactedRevision, entries, history };
+}
+
+const entryRecord = (e: StoredEntry) => ({
+  value: e.value,
+  modRevision: e.modRevision,
+  createRevision: e.createRevision,
+  uid: e.uid,
+});
+
+// Entries and history records are immutable and shared between snapshots, so each one's JSON is
+// produced once and reused by every later write: a write re-escapes only what it changed, not
+// every value in the store.
+const entryJson = new WeakMap<StoredEntry, string>();
+const historyJson = new WeakMap<HistoryRecord, string>();
+
+function memo<T extends object>(
+  cache: WeakMap<T, string>,
+  item: T,
+  make: (item: T) => string,
+): string {
+  let text = cache.get(item);
+  if (text === undefined) {
+    text = make(item);
+    cache.set(item, text);
+  }
+  return text;
+}
+
+/** The file text for a snapshot; {@link parseStoreDocument} reads it back. */
+export function serializeStoreDocument(snapshot: StoreSnapshot): string {
+  const entries: string[] = [];
+  for (const [path, e] of snapshot.entries) {
+    entries.push(
+      `${JSON.stringify(path)}:${memo(entryJson, e, (x) => JSON.stringify(entryRecord(x)))}`,
+    );
+  }
+  const history = snapshot.history.map((r) =>
+    memo(historyJson, r, (x) =>
+      JSON.stringify({ type: x.type, revision: x.revision, path: x.path, ...entryRecord(x.entry) }),
+    ),
+  );
+  const header = JSON.stringify({
+    format: STORE_FORMAT,
+    storeId: snapshot.storeId,
+    revision: snapshot.revision,
+    compactedRevision: snapshot.compactedRevision,
+  });
+  return `${header.slice(0, -1)},"entries":{${entries.join(',')}},"history":[${history.join(',')}]}\n`;
+}

@@ -1,0 +1,143 @@
+import { randomBytes } from 'node:crypto';
+import { open, readFile, readdir, rename, stat, unlink } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { errnoOf, toUnavailable } from './fs-errors.js';
+import type { LockHolder } from './lock-holder.js';
+import { parseLockHolder } from './lock-holder.js';
+import { parseStoreDocument } from './store-document.js';
+import type { StoreSnapshot } from './store-snapshot.js';
+
+/** What identifies one version of the file without reading it. */
+export interface FileStamp {
+  readonly dev: bigint;
+  readonly ino: bigint;
+  readonly size: bigint;
+  readonly mtimeNs: bigint;
+}
+
+/**
+ * A snapshot and the open handle of the file it came from. Holding the handle keeps the inode
+ * alive, so its number cannot be reused by a later file while we compare stamps against it.
+ */
+export interface LoadedStore {
+  readonly snapshot: StoreSnapshot;
+  readonly handle: FileHandle;
+  readonly stamp: FileStamp;
+}
+
+const stampOf = (s: { dev: bigint; ino: bigint; size: bigint; mtimeNs: bigint }): FileStamp => ({
+  dev: s.dev,
+  ino: s.ino,
+  size: s.size,
+  mtimeNs: s.mtimeNs,
+});
+
+/**
+ * True when both stamps name the same file version. Writers never modify a store file in place
+ * (they rename a new one over it), so the same dev+inode means the same content; size and mtime
+ * also catch an in-place edit by hand.
+ */
+export function sameStamp(a: FileStamp, b: FileStamp): boolean {
+  return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs;
+}
+
+/** The stamp of the file at `path` now; undefined if there is none. */
+export async function statStamp(path: string): Promise<FileStamp | undefined> {
+  try {
+    return stampOf(await stat(path, { bigint: true }));
+  } catch (e) {
+    if (errnoOf(e) === 'ENOENT') return undefined;
+    throw toUnavailable(path, 'stat', e);
+  }
+}
+
+/**
+ * Opens, reads and fully checks the store file (`CorruptValue` naming the path and key when it is
+ * not a valid store). The handle stays open in the result; close it when replacing the snapshot.
+ */
+export async function loadStoreFile(path: string, previous?: StoreSnapshot): Promise<LoadedStore> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, 'r');
+  } catch (e) {
+    throw toUnavailable(path, 'opening the store', e);
+  }
+  try {
+    const stamp = stampOf(await handle.stat({ bigint: true }));
+    const text = await handle.readFile('utf8');
+    const snapshot = parseStoreDocument(text, {
+      filePath: path,
+      ...(previous && { previous }),
+    });
+    return { snapshot, handle, stamp };
+  } catch (e) {
+    await handle.close();
+    throw toUnavailable(path, 'reading the store', e);
+  }
+}
+
+/** Options for {@link commitStoreFile}. */
+export interface CommitOptions {
+  readonly path: string;
+  readonly text: string;
+  /** An open handle on the store's directory, fsynced after the rename. */
+  readonly dirHandle: FileHandle;
+}
+
+const TEMP_MARK = '.tmp-';
+
+/**
+ * Replaces the store file atomically: write a temp file in the same directory, fsync it, rename
+ * it over the store, fsync the directory. A crash at any point leaves the old file or the new one.
+ * On failure the temp file is removed and the store is unchanged. Returns the new file's handle.
+ */
+export async function commitStoreFile(options: CommitOptions): Promise<{
+  handle: FileHandle;
+  stamp: FileStamp;
+}> {
+  const { path, text, dirHandle } = options;
+  const temp = `${path}${TEMP_MARK}${process.pid}-${randomBytes(6).toString('hex')}`;
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(temp, 'wx', 0o644);
+    await handle.writeFile(text, 'utf8');
+    await handle.sync();
+    await rename(temp, path);
+    await dirHandle.sync();
+    return { handle, stamp: stampOf(await handle.stat({ bigint: true })) };
+  } catch (e) {
+    await handle?.close().catch(() => undefined);
+    await unlink(temp).catch(() => undefined);
+    throw toUnavailable(path, 'writing the store', e);
+  }
+}
+
+/** Options for {@link sweepGarbage}. */
+export interface SweepOptions {
+  readonly path: string;
+  readonly lockPath: string;
+  /** True for a lock holder that is certainly dead. */
+  readonly isDead: (holder: LockHolder) => Promise<boolean>;
+}
+
+/**
+ * Removes what crashed processes left next to the store: temp files of unfinished writes (call
+ * this only while holding the lock: only the lock holder writes one, so any other is garbage) and
+ * the prepared lock files of dead processes. Best effort; failures are ignored.
+ */
+export async function sweepGarbage(options: SweepOptions): Promise<void> {
+  const dir = dirname(options.path);
+  const tempPrefix = `${basename(options.path)}${TEMP_MARK}`;
+  const lockPrefix = `${basename(options.lockPath)}-`;
+  const names = await readdir(dir).catch(() => [] as string[]);
+  for (const name of names) {
+    const full = join(dir, name);
+    if (name.startsWith(tempPrefix)) {
+      await unlink(full).catch(() => undefined);
+    } else if (name.startsWith(lockPrefix)) {
+      const holder = parseLockHolder(await readFile(full, 'utf8').catch(() => ''));
+      if (holder && (await options.isDead(holder))) await unlink(full).catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,268 @@
+import { spawn, spawnSync } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, openSync, closeSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createTempDir, findFreePort } from './fixtures.js';
+
+/** Options for {@link startEtcd}. */
+export interface EtcdFixtureOptions {
+  /** Cluster size (default 1). Members talk to each other over loopback. */
+  readonly members?: number;
+  /** The etcd binary (default: `$ETCD_BIN`, else `/usr/bin/etcd`). */
+  readonly bin?: string;
+  /** How long to wait for every member to report healthy (default 30 s). */
+  readonly startTimeoutMs?: number;
+}
+
+/** One etcd process of a fixture. */
+export interface EtcdMember {
+  readonly name: string;
+  /** Client URL, e.g. `http://127.0.0.1:23790`. */
+  readonly clientUrl: string;
+  readonly peerUrl: string;
+  readonly dataDir: string;
+  /** Where the member's stdout and stderr go. */
+  readonly logFile: string;
+  /** False once killed or stopped. */
+  readonly running: boolean;
+}
+
+/** A running etcd (one member or a cluster) in a temporary directory. */
+export interface EtcdFixture {
+  /** The client URL of every member, in member order. */
+  readonly endpoints: string[];
+  readonly members: readonly EtcdMember[];
+  /** SIGKILLs one member (it keeps its data dir, so {@link EtcdFixture.restart} can bring it back). */
+  kill(memberIndex: number): Promise<void>;
+  /** Starts a killed member again on the same ports and data, and waits until it is healthy. */
+  restart(memberIndex: number): Promise<void>;
+  /** The index of the current leader, waiting (up to 15 s) while an election is in progress. */
+  leaderIndex(): Promise<number>;
+  /** Kills every member and removes the temporary directory. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+const MISSING = 'etcd not found: apt-get install -y etcd-server';
+
+// Children of every fixture in this process: killed on exit even when a test forgets stop().
+const live = new Set<ChildProcess>();
+let exitHookInstalled = false;
+function killAllOnExit(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on('exit', () => {
+    for (const child of live) child.kill('SIGKILL');
+  });
+}
+
+/** Go's GOARCH for this process, for etcd 3.4's `ETCD_UNSUPPORTED_ARCH` check. */
+function goArch(): string | undefined {
+  const map: Partial<Record<NodeJS.Architecture, string>> = {
+    arm64: 'arm64',
+    arm: 'arm',
+    ia32: '386',
+    s390x: 's390x',
+    ppc64: 'ppc64le',
+    riscv64: 'riscv64',
+  };
+  return map[process.arch];
+}
+
+/** The etcd binary to run; throws {@link MISSING} when there is none (tests fail, never skip). */
+export function resolveEtcdBin(bin?: string): string {
+  const path = bin ?? process.env.ETCD_BIN ?? '/usr/bin/etcd';
+  if (!existsSync(path)) throw new Error(`${MISSING} (looked for ${path})`);
+  const probe = spawnSync(path, ['--version'], { encoding: 'utf8', env: etcdEnv() });
+  if (probe.error || probe.status !== 0) {
+    throw new Error(
+      `${MISSING} (${path} --version failed: ${probe.error?.message ?? probe.stderr})`,
+    );
+  }
+  return path;
+}
+
+function etcdEnv(): NodeJS.ProcessEnv {
+  const arch = goArch();
+  // Never pass ETCD_* through: etcd reads them as flags and would clash with ours.
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([k]) => !k.startsWith('ETCD_')),
+  );
+  return arch ? { ...env, ETCD_UNSUPPORTED_ARCH: arch } : env;
+}
+
+async function delay(ms: number): Promise<void> {
+  await new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+async function isHealthy(clientUrl: string): Promise<boolean> {
+  try {
+    const res = await fetch(`${clientUrl}/health`, { signal: AbortSignal.timeout(1000) });
+    const body = (await res.json()) as { health?: string };
+    return body.health === 'true';
+  } catch {
+    return false;
+  }
+}
+
+interface Status {
+  header?: { member_id?: string };
+  leader?: string;
+}
+
+async function memberStatus(clientUrl: string): Promise<Status | undefined> {
+  try {
+    const res = await fetch(`${clientUrl}/v3/maintenance/status`, {
+      method: 'POST',
+      body: '{}',
+      signal: AbortSignal.timeout(1000),
+    });
+    return res.ok ? ((await res.json()) as Status) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Starts Debian's etcd on free loopback ports in a temporary directory: one member, or a cluster
+ * (`--initial-cluster`), and waits until every member is healthy. Fails (never skips) with
+ * `etcd not found: apt-get install -y etcd-server` when the binary is missing. On a start failure
+ * it kills what it started and throws with the tail of the member's log.
+ */
+export async function startEtcd(options: EtcdFixtureOptions = {}): Promise<EtcdFixture> {
+  const bin = resolveEtcdBin(options.bin);
+  const count = options.members ?? 1;
+  const dir = await createTempDir('netledger-etcd-');
+  killAllOnExit();
+  const specs: Omit<EtcdMember, 'running'>[] = [];
+  for (let i = 0; i < count; i++) {
+    const name = `m${i}`;
+    specs.push({
+      name,
+      clientUrl: `http://127.0.0.1:${await findFreePort()}`,
+      peerUrl: `http://127.0.0.1:${await findFreePort()}`,
+      dataDir: join(dir.path, name),
+      logFile: join(dir.path, `${name}.log`),
+    });
+  }
+  const initialCluster = specs.map((s) => `${s.name}=${s.peerUrl}`).join(',');
+  const children: (ChildProcess | undefined)[] = specs.map(() => undefined);
+
+  const launch = (i: number, state: 'new' | 'existing'): void => {
+    const s = specs[i]!;
+    const log = openSync(s.logFile, 'a');
+    const child = spawn(
+      bin,
+      [
+        `--name=${s.name}`,
+        `--data-dir=${s.dataDir}`,
+        `--listen-client-urls=${s.clientUrl}`,
+        `--advertise-client-urls=${s.clientUrl}`,
+        `--listen-peer-urls=${s.peerUrl}`,
+        `--initial-advertise-peer-urls=${s.peerUrl}`,
+        `--initial-cluster=${initialCluster}`,
+        `--initial-cluster-state=${state}`,
+        '--initial-cluster-token=netledger-test',
+        '--logger=zap',
+        '--log-outputs=stderr',
+      ],
+      { stdio: ['ignore', log, log], env: etcdEnv() },
+    );
+    closeSync(log);
+    live.add(child);
+    child.on('exit', () => live.delete(child));
+    children[i] = child;
+  };
+
+  const killMember = async (i: number): Promise<void> => {
+    const child = children[i];
+    children[i] = undefined;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGKILL');
+    await exited;
+  };
+
+  const waitHealthy = async (indexes: number[]): Promise<void> => {
+    const deadline = Date.now() + (options.startTimeoutMs ?? 30_000);
+    for (const i of indexes) {
+      for (;;) {
+        const child = children[i];
+        if (!child || child.exitCode !== null) {
+          throw new Error(
+            `etcd member ${specs[i]!.name} exited during start:\n${tail(specs[i]!.logFile)}`,
+          );
+        }
+        if (await isHealthy(specs[i]!.clientUrl)) break;
+        if (Date.now() > deadline) {
+          throw new Error(
+            `etcd member ${specs[i]!.name} not healthy in time:\n${tail(specs[i]!.logFile)}`,
+          );
+        }
+        await delay(100);
+      }
+    }
+  };
+
+  let stopped = false;
+  const stop = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    await Promise.all(specs.map((_, i) => killMember(i)));
+    await dir.remove();
+  };
+
+  try {
+    specs.forEach((_, i) => launch(i, 'new'));
+    await waitHealthy(specs.map((_, i) => i));
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+
+  const checkIndex = (i: number): void => {
+    if (!Number.isInteger(i) || i < 0 || i >= specs.length) throw new Error(`no etcd member ${i}`);
+  };
+
+  return {
+    endpoints: specs.map((s) => s.clientUrl),
+    get members() {
+      return specs.map((s, i) => ({ ...s, running: children[i] !== undefined }));
+    },
+    async kill(i) {
+      checkIndex(i);
+      await killMember(i);
+    },
+    async restart(i) {
+      checkIndex(i);
+      await killMember(i);
+      launch(i, 'existing');
+      await waitHealthy([i]);
+    },
+    async leaderIndex() {
+      const deadline = Date.now() + 15_000;
+      for (;;) {
+        for (let i = 0; i < specs.length; i++) {
+          if (!children[i]) continue;
+          const status = await memberStatus(specs[i]!.clientUrl);
+          const leader = status?.leader;
+          if (!leader || leader === '0') continue;
+          for (let j = 0; j < specs.length; j++) {
+            if (!children[j]) continue;
+            if ((await memberStatus(specs[j]!.clientUrl))?.header?.member_id === leader) return j;
+          }
+        }
+        if (Date.now() > deadline) throw new Error('etcd cluster has no leader');
+        await delay(100);
+      }
+    },
+    stop,
+  };
+}
+
+function tail(file: string): string {
+  try {
+    return readFileSync(file, 'utf8').split('\n').slice(-20).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}

@@ -1,0 +1,2 @@
+// Runs every benchmark of this package, one after another.
+await import('./ipam-core-bench.js');
