@@ -23,41 +23,52 @@ export async function incrementHandle(
   args: { handleId: string; blockCidr: string; count: number; maxAllocPerVersion?: number },
 ): Promise<IncrementResult> {
   const key = handleKey(args.handleId);
+  const version = ipVersionOf(args.blockCidr);
+  const exceedsCap = (block: Readonly<Record<string, number>>): number | undefined => {
+    if (!args.maxAllocPerVersion || args.maxAllocPerVersion <= 0) return undefined;
+    const total = Object.entries(block)
+      .filter(([cidr]) => ipVersionOf(cidr) === version)
+      .reduce((n, [, c]) => n + c, 0);
+    return total + args.count > args.maxAllocPerVersion ? total : undefined;
+  };
+  // Most handles are new (one per container): try to create first, so the common case is one write.
+  let exists = false;
   return withCasRetry(
-    async () => {
+    async (): Promise<IncrementResult> => {
+      if (!exists) {
+        if (exceedsCap({}) !== undefined) return { ok: false, currentCount: 0 };
+        try {
+          await ctx.ds.create({
+            key,
+            value: {
+              handleId: args.handleId,
+              block: { [args.blockCidr]: args.count },
+              deleted: false,
+            },
+          });
+          return { ok: true };
+        } catch (e) {
+          if (!isIpamError(e, 'AlreadyExists')) throw e;
+          exists = true;
+        }
+      }
       let current;
       try {
         current = await ctx.ds.get(key);
       } catch (e) {
         if (!isIpamError(e, 'DoesNotExist')) throw e;
+        // Deleted since: create it on the next attempt.
+        exists = false;
+        throw new IpamError('UpdateConflict', `handle ${args.handleId} deleted concurrently`);
       }
-      const block = { ...(current?.value.block ?? {}) };
-      if (args.maxAllocPerVersion && args.maxAllocPerVersion > 0) {
-        const version = ipVersionOf(args.blockCidr);
-        const total = Object.entries(block)
-          .filter(([cidr]) => ipVersionOf(cidr) === version)
-          .reduce((n, [, c]) => n + c, 0);
-        if (total + args.count > args.maxAllocPerVersion) return { ok: false, currentCount: total };
-      }
-      block[args.blockCidr] = (block[args.blockCidr] ?? 0) + args.count;
-      if (current) {
-        await ctx.ds.update({ ...current, value: { ...current.value, block } });
-      } else {
-        await ctx.ds
-          .create({ key, value: { handleId: args.handleId, block, deleted: false } })
-          .catch((e: unknown) => {
-            // Lost a create race: a conflict like any other, so the retry reads and updates.
-            if (isIpamError(e, 'AlreadyExists')) {
-              throw new IpamError(
-                'UpdateConflict',
-                `handle ${args.handleId} created concurrently`,
-                { cause: e },
-              );
-            }
-            throw e;
-          });
-      }
-      return { ok: true } as const;
+      const over = exceedsCap(current.value.block);
+      if (over !== undefined) return { ok: false, currentCount: over };
+      const block = {
+        ...current.value.block,
+        [args.blockCidr]: (current.value.block[args.blockCidr] ?? 0) + args.count,
+      };
+      await ctx.ds.update({ ...current, value: { ...current.value, block } });
+      return { ok: true };
     },
     { what: `handle ${args.handleId}` },
   );

@@ -1,4 +1,3 @@
-import { decodeValue, encodeValue } from '../codec/value-codec.js';
 import { IpamError } from '../errors.js';
 import type { DatastoreKey, Kind, ListOptions } from '../model/keys.js';
 import { describeKey, keyToPath, listPrefixes, matchesListOptions } from '../model/keys.js';
@@ -15,8 +14,8 @@ import { createWatchHub } from './watch-hub.js';
 
 interface Entry {
   readonly key: DatastoreKey;
-  /** Encoded value: every read decodes afresh, so no caller can mutate what is stored. */
-  readonly text: string;
+  /** Deep-frozen: shared with every reader, and a caller that tries to mutate it gets a TypeError. */
+  readonly value: unknown;
   readonly modRevision: number;
   readonly uid: string;
 }
@@ -27,9 +26,20 @@ export interface MemoryDatastoreOptions {
   readonly historyLimit?: number;
 }
 
+/** Freezes a value and everything in it (values are plain JSON-like data). */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
 /**
  * An in-process Datastore with etcd semantics: a global revision, CAS on mod revision, key-ordered
- * lists, watch with history. Values are stored encoded, so it exercises the codec like a real store.
+ * lists, watch with history. Values are deep-frozen on write and shared with readers (no copies,
+ * and the rule that nothing mutates a value read from the store is enforced at run time); the
+ * codec is exercised by the file and etcd stores.
  */
 export function createMemoryDatastore(options: MemoryDatastoreOptions = {}): Datastore {
   const entries = new Map<string, Entry>();
@@ -43,12 +53,22 @@ export function createMemoryDatastore(options: MemoryDatastoreOptions = {}): Dat
   };
   const toKv = <K extends Kind>(e: Entry): KVPair<K> => ({
     key: e.key as DatastoreKey<K>,
-    value: decodeValue(e.key as DatastoreKey<K>, e.text),
+    value: e.value as KVPair<K>['value'],
     revision: String(e.modRevision),
     uid: e.uid,
   });
-  const put = (key: DatastoreKey, text: string, uid: string, type: 'added' | 'modified'): Entry => {
-    const entry: Entry = { key, text, modRevision: ++revision, uid };
+  const put = (
+    key: DatastoreKey,
+    value: unknown,
+    uid: string,
+    type: 'added' | 'modified',
+  ): Entry => {
+    const entry: Entry = {
+      key: deepFreeze({ ...key }),
+      value: deepFreeze(value),
+      modRevision: ++revision,
+      uid,
+    };
     const path = keyToPath(key);
     if (!entries.has(path)) index.add(path);
     entries.set(path, entry);
@@ -73,23 +93,25 @@ export function createMemoryDatastore(options: MemoryDatastoreOptions = {}): Dat
           identifier: path,
         });
       }
-      const text = encodeValue(kv.key.kind, kv.value);
-      return toKv(put(kv.key, text, `uid-${revision + 1}`, 'added'));
+      return toKv(put(kv.key, kv.value, `uid-${revision + 1}`, 'added'));
     },
     async update<K extends Kind>(kv: KVPair<K>): Promise<KVPair<K>> {
       open();
       const current = entries.get(keyToPath(kv.key));
       if (!current) throw missing(kv.key);
       if (String(current.modRevision) !== kv.revision) throw conflict(kv.key);
-      const text = encodeValue(kv.key.kind, kv.value);
-      return toKv(put(kv.key, text, current.uid, 'modified'));
+      return toKv(put(kv.key, kv.value, current.uid, 'modified'));
     },
     async apply<K extends Kind>(kv: NewKVPair<K>): Promise<KVPair<K>> {
       open();
       const current = entries.get(keyToPath(kv.key));
-      const text = encodeValue(kv.key.kind, kv.value);
       return toKv(
-        put(kv.key, text, current?.uid ?? `uid-${revision + 1}`, current ? 'modified' : 'added'),
+        put(
+          kv.key,
+          kv.value,
+          current?.uid ?? `uid-${revision + 1}`,
+          current ? 'modified' : 'added',
+        ),
       );
     },
     async delete(key: DatastoreKey, options: DeleteOptions = {}): Promise<void> {

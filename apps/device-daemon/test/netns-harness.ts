@@ -1,0 +1,208 @@
+// Test harness for network-namespace tests: throwaway namespaces, the bundled daemon run inside
+// one of them, and state directories. Everything it creates is removed by cleanup().
+import { execFileSync, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { accessSync, constants, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createDeviceClient } from '@netledger/device-daemon';
+
+const APP_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
+/** The executable bundled for one test file (each file its own, so parallel files do not race). */
+export let BUNDLE = '';
+
+const TOOLS: Record<string, string> = {
+  ip: 'iproute2',
+  nft: 'nftables',
+  iptables: 'iptables',
+  ping: 'iputils-ping',
+};
+
+function onPath(name: string): boolean {
+  return (process.env['PATH'] ?? '').split(delimiter).some((dir) => {
+    try {
+      accessSync(join(dir, name), constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Fails (never skips) when a prerequisite is missing, saying what to install. */
+export function requirePrerequisites(): void {
+  if (process.getuid?.() !== 0) throw new Error('network namespace tests must run as root');
+  for (const [tool, pkg] of Object.entries(TOOLS)) {
+    if (!onPath(tool)) throw new Error(`missing ${tool}: apt-get install -y ${pkg}`);
+  }
+}
+
+/** Bundles the app the way `pnpm build` does, under a test-specific name, and sets {@link BUNDLE}. */
+export function bundleApp(name: string): void {
+  BUNDLE = join(APP_DIR, 'dist', `${name}.mjs`);
+  execFileSync(
+    process.execPath,
+    ['../../scripts/bundle-app.mjs', 'src/main.ts', name, '--external', 'netlink'],
+    {
+      cwd: APP_DIR,
+      stdio: 'pipe',
+    },
+  );
+}
+
+/** Runs a command (argument array), returning stdout; throws with stderr on failure. */
+export function run(
+  file: string,
+  args: string[],
+  opts: { input?: string; allowFail?: boolean } = {},
+): string {
+  try {
+    return execFileSync(file, args, { encoding: 'utf8', stdio: 'pipe', input: opts.input ?? '' });
+  } catch (e) {
+    if (opts.allowFail === true) return '';
+    const err = e as { stderr?: string; message: string };
+    throw new Error(`${file} ${args.join(' ')}: ${err.stderr ?? err.message}`, { cause: e });
+  }
+}
+
+/** Throwaway namespaces, temp dirs and daemons, all removed by cleanup(). */
+export function createHarness() {
+  const namespaces: string[] = [];
+  const children: ChildProcess[] = [];
+  const tmp = mkdtempSync(join(tmpdir(), 'nl-netns-'));
+  return {
+    tmp,
+    netns(tag: string): string {
+      const name = `nl-test-${tag}-${randomBytes(3).toString('hex')}`;
+      run('ip', ['netns', 'add', name]);
+      namespaces.push(name);
+      run('ip', ['-n', name, 'link', 'set', 'lo', 'up']);
+      return name;
+    },
+    /** Starts `netledger-device serve` inside `ns`; resolves once its API answers. */
+    async daemon(args: { ns: string; state: string; data: string; path?: string }) {
+      const socket = join(tmp, `api-${randomBytes(3).toString('hex')}.sock`);
+      const child = spawn(
+        'ip',
+        [
+          'netns',
+          'exec',
+          args.ns,
+          'env',
+          `PATH=${args.path ?? process.env['PATH'] ?? ''}`,
+          process.execPath,
+          BUNDLE,
+          'serve',
+          '--state',
+          args.state,
+          '--data-dir',
+          args.data,
+          '--socket',
+          socket,
+        ],
+        { stdio: ['ignore', 'ignore', 'pipe'] },
+      );
+      children.push(child);
+      let log = '';
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (log += d));
+      const client = createDeviceClient({ socketPath: socket });
+      for (let i = 0; ; i++) {
+        if (child.exitCode !== null) throw new Error(`daemon exited ${child.exitCode}: ${log}`);
+        try {
+          await client.health();
+          break;
+        } catch {
+          if (i > 200) throw new Error(`daemon did not come up: ${log}`);
+          await new Promise((r) => setTimeout(r, 50));
+        }
+      }
+      return {
+        socket,
+        client,
+        child,
+        log: () => log,
+        async kill(signal: NodeJS.Signals = 'SIGTERM') {
+          const exited = new Promise((r) => child.once('exit', r));
+          child.kill(signal);
+          await exited;
+        },
+      };
+    },
+    /** Writes a state directory; returns its path. */
+    state(
+      name: string,
+      rev: {
+        pools?: Record<string, unknown>;
+        containers?: Record<string, { network?: unknown; lxc?: string }>;
+      },
+    ): string {
+      const dir = join(tmp, name);
+      rmSync(dir, { recursive: true, force: true });
+      mkdirSync(dir, { recursive: true });
+      if (rev.pools !== undefined)
+        writeFileSync(join(dir, 'device.json'), JSON.stringify({ network: { pools: rev.pools } }));
+      for (const [c, spec] of Object.entries(rev.containers ?? {})) {
+        mkdirSync(join(dir, c));
+        writeFileSync(
+          join(dir, c, 'run.json'),
+          JSON.stringify(spec.network === undefined ? {} : { network: spec.network }),
+        );
+        if (spec.lxc !== undefined) writeFileSync(join(dir, c, 'lxc.container.conf'), spec.lxc);
+      }
+      return dir;
+    },
+    cleanup(): void {
+      for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+      for (const ns of namespaces) run('ip', ['netns', 'del', ns], { allowFail: true });
+      rmSync(tmp, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Reads `lxc.net.0.*` values out of the emitted LXC config text. */
+export function lxcValue(lxc: string, key: string): string {
+  const line = lxc.split('\n').find((l) => l.startsWith(`${key} = `));
+  if (line === undefined) throw new Error(`no ${key} in:\n${lxc}`);
+  return line.slice(key.length + 3);
+}
+
+/** Wires a "container" namespace to a bridge in `hostNs` the way LXC would, from the emitted config. */
+export function wireContainer(args: {
+  hostNs: string;
+  containerNs: string;
+  lxc: string;
+  hostVeth: string;
+}): void {
+  const { hostNs, containerNs: c, lxc } = args;
+  const name = lxcValue(lxc, 'lxc.net.0.name');
+  run('ip', [
+    '-n',
+    hostNs,
+    'link',
+    'add',
+    args.hostVeth,
+    'type',
+    'veth',
+    'peer',
+    'name',
+    name,
+    'netns',
+    c,
+  ]);
+  run('ip', [
+    '-n',
+    hostNs,
+    'link',
+    'set',
+    args.hostVeth,
+    'master',
+    lxcValue(lxc, 'lxc.net.0.link'),
+    'up',
+  ]);
+  run('ip', ['-n', c, 'link', 'set', name, 'address', lxcValue(lxc, 'lxc.net.0.hwaddr')]);
+  run('ip', ['-n', c, 'addr', 'add', lxcValue(lxc, 'lxc.net.0.ipv4.address'), 'dev', name]);
+  run('ip', ['-n', c, 'link', 'set', name, 'up']);
+  run('ip', ['-n', c, 'route', 'add', 'default', 'via', lxcValue(lxc, 'lxc.net.0.ipv4.gateway')]);
+}

@@ -1,0 +1,35 @@
+import type { Pool, PoolRegistry } from './pool.js';
+
+/** How one revision's pools differ from the previous one's, by pool name. */
+export interface PoolDiff {
+  readonly added: readonly Pool[];
+  readonly removed: readonly Pool[];
+  readonly changed: readonly { readonly before: Pool; readonly after: Pool }[];
+  readonly unchanged: readonly Pool[];
+}
+
+/** True when two pools have the same definition. */
+export function samePool(a: Pool, b: Pool): boolean {
+  return (
+    a.bridge === b.bridge &&
+    a.subnet === b.subnet &&
+    a.gateway === b.gateway &&
+    a.nat === b.nat &&
+    a.type === b.type
+  );
+}
+
+/** Diffs two pool registries (a pool is matched by name; any field change makes it `changed`). */
+export function diffPools(before: PoolRegistry, after: PoolRegistry): PoolDiff {
+  const added: Pool[] = [];
+  const changed: { before: Pool; after: Pool }[] = [];
+  const unchanged: Pool[] = [];
+  for (const pool of after.values()) {
+    const old = before.get(pool.name);
+    if (old === undefined) added.push(pool);
+    else if (samePool(old, pool)) unchanged.push(pool);
+    else changed.push({ before: old, after: pool });
+  }
+  const removed = [...before.values()].filter((p) => !after.has(p.name));
+  return { added, removed, changed, unchanged };
+}

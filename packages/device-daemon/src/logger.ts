@@ -1,0 +1,48 @@
+/** Log levels, lowest first. */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+/** Structured fields attached to a log line. */
+export type LogFields = Readonly<Record<string, string | number | boolean | undefined>>;
+
+/** A structured logger. */
+export interface Logger {
+  log(level: LogLevel, msg: string, fields?: LogFields): void;
+}
+
+/** Milliseconds since the epoch. */
+export interface Clock {
+  now(): number;
+}
+
+const ORDER: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
+
+/** A logger writing one JSON object per line (`ts`, `level`, `msg`, then the fields). */
+export function createJsonLogger(opts: {
+  readonly write: (line: string) => void;
+  readonly clock: Clock;
+  readonly level?: LogLevel;
+}): Logger {
+  const min = ORDER[opts.level ?? 'info'];
+  return {
+    log(level, msg, fields) {
+      if (ORDER[level] < min) return;
+      opts.write(
+        JSON.stringify({ ts: new Date(opts.clock.now()).toISOString(), level, msg, ...fields }) +
+          '\n',
+      );
+    },
+  };
+}
+
+/** A logger that keeps its lines in memory, for tests. */
+export function createMemoryLogger(): Logger & {
+  lines: { level: LogLevel; msg: string; fields: LogFields | undefined }[];
+} {
+  const lines: { level: LogLevel; msg: string; fields: LogFields | undefined }[] = [];
+  return {
+    lines,
+    log(level, msg, fields) {
+      lines.push({ level, msg, fields });
+    },
+  };
+}

@@ -1,0 +1,129 @@
+import type { ContainerNetwork, InterfaceSpec, StaticAddress } from './container-network.js';
+import { NO_NETWORK } from './container-network.js';
+import { DeviceError } from './device-error.js';
+import { parseIpv4 } from './ipv4.js';
+import { isValidName, normaliseMac } from './validate-name.js';
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Options for {@link parseRunJson}. */
+export interface ParseRunJsonOptions {
+  /** The container's name (its directory in the revision); used in messages. */
+  readonly container: string;
+}
+
+/**
+ * Parses a container's run.json text and returns its network block. No `network` key means
+ * `mode: none`. Accepts both the documented `interfaces[]` form and the flat `ip`/`mac` keys the
+ * image templates emit. Throws `InvalidRunJson` with the reason.
+ */
+export function parseRunJson(text: string, opts: ParseRunJsonOptions): ContainerNetwork {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (e) {
+    throw new DeviceError(
+      'InvalidRunJson',
+      `${opts.container}: run.json is not valid JSON: ${String(e)}`,
+    );
+  }
+  if (!isObject(doc))
+    throw new DeviceError('InvalidRunJson', `${opts.container}: run.json must be an object`);
+  if (doc['network'] === undefined) return NO_NETWORK;
+  return parseNetworkBlock(doc['network'], opts);
+}
+
+/** Validates a run.json `network` value (see {@link parseRunJson}). */
+export function parseNetworkBlock(value: unknown, opts: ParseRunJsonOptions): ContainerNetwork {
+  const fail = (why: string): never => {
+    throw new DeviceError('InvalidRunJson', `${opts.container}: network: ${why}`);
+  };
+  if (!isObject(value)) return fail('must be an object');
+  const mode = value['mode'];
+  const pool = optionalString(value, 'pool', fail);
+  const hostname = optionalString(value, 'hostname', fail);
+  if (hostname !== undefined && !isValidName('hostname', hostname)) {
+    fail(`invalid hostname ${JSON.stringify(hostname)}`);
+  }
+  const rawInterfaces = value['interfaces'];
+  const flatIp = optionalString(value, 'ip', fail);
+  const flatMac = optionalString(value, 'mac', fail);
+  const wantsPool =
+    pool !== undefined ||
+    rawInterfaces !== undefined ||
+    flatIp !== undefined ||
+    flatMac !== undefined;
+  if (mode !== undefined && mode !== 'pool' && mode !== 'host' && mode !== 'none') {
+    fail(`unknown mode ${JSON.stringify(mode)} (pool, host or none)`);
+  }
+  if ((mode === 'host' || mode === 'none') && wantsPool) {
+    fail(`mode "${mode}" cannot be combined with pool, interfaces, ip or mac`);
+  }
+  if (mode === 'host' || mode === 'none') return { mode, hostname, interfaces: [] };
+  if (mode === undefined && !wantsPool) return { mode: 'none', hostname, interfaces: [] };
+  if (rawInterfaces !== undefined && !Array.isArray(rawInterfaces))
+    fail('interfaces must be an array');
+  const list: unknown[] =
+    Array.isArray(rawInterfaces) && rawInterfaces.length > 0 ? rawInterfaces : [{}];
+  const interfaces: InterfaceSpec[] = [];
+  list.forEach((raw, i) => {
+    if (!isObject(raw)) return fail(`interfaces[${i}] must be an object`);
+    const where = `interfaces[${i}]`;
+    const name = optionalString(raw, 'name', fail) ?? (i === 0 ? 'eth0' : `eth${i}`);
+    if (!isValidName('interface', name))
+      fail(`${where}: invalid interface name ${JSON.stringify(name)}`);
+    if (interfaces.some((x) => x.name === name)) fail(`${where}: duplicate interface name ${name}`);
+    const ifacePool = optionalString(raw, 'pool', fail) ?? pool;
+    if (ifacePool === undefined)
+      return fail(`${where}: no pool (set network.pool or interfaces[].pool)`);
+    if (!isValidName('pool', ifacePool))
+      fail(`${where}: invalid pool name ${JSON.stringify(ifacePool)}`);
+    let ipText = optionalString(raw, 'ipv4_address', fail);
+    let macText = optionalString(raw, 'mac_address', fail);
+    // The flat keys are the first interface's static settings; a contradiction is an error.
+    if (i === 0) {
+      if (flatIp !== undefined && ipText !== undefined && flatIp !== ipText)
+        fail('ip and interfaces[0].ipv4_address differ');
+      if (flatMac !== undefined && macText !== undefined && flatMac !== macText)
+        fail('mac and interfaces[0].mac_address differ');
+      ipText ??= flatIp;
+      macText ??= flatMac;
+    }
+    const staticAddress =
+      ipText === undefined ? undefined : parseStaticAddress(ipText, `${where}: `, fail);
+    const mac = macText === undefined ? undefined : normaliseMac(macText);
+    if (macText !== undefined && mac === undefined)
+      fail(`${where}: invalid unicast MAC ${JSON.stringify(macText)}`);
+    interfaces.push({ name, pool: ifacePool, staticAddress, mac });
+  });
+  return { mode: 'pool', hostname, interfaces };
+}
+
+function optionalString(
+  obj: Record<string, unknown>,
+  key: string,
+  fail: (why: string) => never,
+): string | undefined {
+  const v = obj[key];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string' || v === '') return fail(`${key} must be a non-empty string`);
+  return v;
+}
+
+function parseStaticAddress(
+  text: string,
+  where: string,
+  fail: (why: string) => never,
+): StaticAddress {
+  const slash = text.indexOf('/');
+  const ip = parseIpv4(slash < 0 ? text : text.slice(0, slash));
+  const prefixText = slash < 0 ? undefined : text.slice(slash + 1);
+  const prefix = prefixText === undefined ? undefined : Number(prefixText);
+  if (ip === undefined) return fail(`${where}invalid IPv4 address ${JSON.stringify(text)}`);
+  if (prefixText !== undefined && !/^(?:[0-9]|[12][0-9]|3[0-2])$/.test(prefixText)) {
+    fail(`${where}invalid prefix in ${JSON.stringify(text)}`);
+  }
+  return { ip, prefix, text };
+}

@@ -1,0 +1,161 @@
+// rtnetlink message bodies (the part after the 16-byte nlmsghdr, which the socket adds), encoded
+// and decoded by hand: the only place that knows the kernel's struct layouts. Native byte order.
+
+/** rtnetlink message types used by the daemon. */
+export const RTM = { NEWLINK: 16, DELLINK: 17, GETLINK: 18, NEWADDR: 20, DELADDR: 21 } as const;
+/** nlmsghdr flags used with those messages (REQUEST and ACK are added by the socket). */
+export const NLM_F = { REPLACE: 0x100, EXCL: 0x200, CREATE: 0x400 } as const;
+/** The netlink error/ack message type. */
+export const NLMSG_ERROR = 2;
+
+const AF_UNSPEC = 0;
+const AF_INET = 2;
+const IFF_UP = 1;
+const IFLA_IFNAME = 3;
+const IFLA_LINKINFO = 18;
+const IFLA_INFO_KIND = 1;
+const IFA_ADDRESS = 1;
+const IFA_LOCAL = 2;
+const IFA_BROADCAST = 4;
+const IFINFOMSG_LEN = 16;
+const IFADDRMSG_LEN = 8;
+
+const LE = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
+function align4(n: number): number {
+  return (n + 3) & ~3;
+}
+
+/** One rtattr: 2-byte length, 2-byte type, payload, padded to 4 bytes. */
+export function encodeAttr(type: number, payload: Uint8Array): Uint8Array {
+  const len = 4 + payload.length;
+  const out = new Uint8Array(align4(len));
+  const view = new DataView(out.buffer);
+  view.setUint16(0, len, LE);
+  view.setUint16(2, type, LE);
+  out.set(payload, 4);
+  return out;
+}
+
+function cString(text: string): Uint8Array {
+  const bytes = new TextEncoder().encode(text);
+  const out = new Uint8Array(bytes.length + 1);
+  out.set(bytes);
+  return out;
+}
+
+function ipv4Bytes(ip: number): Uint8Array {
+  return new Uint8Array([ip >>> 24, (ip >>> 16) & 0xff, (ip >>> 8) & 0xff, ip & 0xff]);
+}
+
+function concat(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+function ifinfomsg(args: { index: number; flags: number; change: number }): Uint8Array {
+  const out = new Uint8Array(IFINFOMSG_LEN);
+  const view = new DataView(out.buffer);
+  view.setUint8(0, AF_UNSPEC);
+  view.setUint16(2, 0, LE); // ifi_type
+  view.setInt32(4, args.index, LE);
+  view.setUint32(8, args.flags, LE);
+  view.setUint32(12, args.change, LE);
+  return out;
+}
+
+/** RTM_NEWLINK body creating a bridge named `name` (send with CREATE|EXCL). */
+export function encodeNewBridge(name: string): Uint8Array {
+  const linkinfo = encodeAttr(IFLA_LINKINFO, encodeAttr(IFLA_INFO_KIND, cString('bridge')));
+  return concat([
+    ifinfomsg({ index: 0, flags: 0, change: 0 }),
+    encodeAttr(IFLA_IFNAME, cString(name)),
+    linkinfo,
+  ]);
+}
+
+/** RTM_GETLINK (or RTM_DELLINK) body selecting a link by name. */
+export function encodeLinkByName(name: string): Uint8Array {
+  return concat([
+    ifinfomsg({ index: 0, flags: 0, change: 0 }),
+    encodeAttr(IFLA_IFNAME, cString(name)),
+  ]);
+}
+
+/** RTM_NEWLINK body setting IFF_UP on the link with `index` (no create flags). */
+export function encodeSetLinkUp(index: number): Uint8Array {
+  return ifinfomsg({ index, flags: IFF_UP, change: IFF_UP });
+}
+
+/** RTM_NEWADDR / RTM_DELADDR body for an IPv4 address with its prefix and broadcast. */
+export function encodeIpv4Address(args: { index: number; ip: number; prefix: number }): Uint8Array {
+  const head = new Uint8Array(IFADDRMSG_LEN);
+  const view = new DataView(head.buffer);
+  view.setUint8(0, AF_INET);
+  view.setUint8(1, args.prefix);
+  view.setUint8(2, 0); // flags
+  view.setUint8(3, 0); // RT_SCOPE_UNIVERSE
+  view.setUint32(4, args.index, LE);
+  const hostMask = args.prefix >= 32 ? 0 : 2 ** (32 - args.prefix) - 1;
+  const broadcast = (args.ip | hostMask) >>> 0;
+  return concat([
+    head,
+    encodeAttr(IFA_LOCAL, ipv4Bytes(args.ip)),
+    encodeAttr(IFA_ADDRESS, ipv4Bytes(args.ip)),
+    encodeAttr(IFA_BROADCAST, ipv4Bytes(broadcast)),
+  ]);
+}
+
+/** A link as read back from RTM_NEWLINK (the answer to RTM_GETLINK). */
+export interface LinkInfo {
+  readonly index: number;
+  readonly flags: number;
+  readonly up: boolean;
+  readonly name: string | undefined;
+  readonly kind: string | undefined;
+}
+
+function* attrs(buf: Uint8Array, from: number): Generator<{ type: number; data: Uint8Array }> {
+  const view = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  let at = from;
+  while (at + 4 <= buf.length) {
+    const len = view.getUint16(at, LE);
+    if (len < 4 || at + len > buf.length) return;
+    yield { type: view.getUint16(at + 2, LE) & 0x3fff, data: buf.subarray(at + 4, at + len) };
+    at += align4(len);
+  }
+}
+
+function readCString(data: Uint8Array): string {
+  const end = data.indexOf(0);
+  return new TextDecoder().decode(end < 0 ? data : data.subarray(0, end));
+}
+
+/** Decodes an RTM_NEWLINK body; throws a plain Error when it is shorter than ifinfomsg. */
+export function decodeLink(body: Uint8Array): LinkInfo {
+  if (body.length < IFINFOMSG_LEN) throw new Error('short ifinfomsg');
+  const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
+  const index = view.getInt32(4, LE);
+  const flags = view.getUint32(8, LE);
+  let name: string | undefined;
+  let kind: string | undefined;
+  for (const a of attrs(body, IFINFOMSG_LEN)) {
+    if (a.type === IFLA_IFNAME) name = readCString(a.data);
+    if (a.type === IFLA_LINKINFO) {
+      for (const inner of attrs(a.data, 0))
+        if (inner.type === IFLA_INFO_KIND) kind = readCString(inner.data);
+    }
+  }
+  return { index, flags, up: (flags & IFF_UP) !== 0, name, kind };
+}
+
+/** The errno of an NLMSG_ERROR body: 0 for an ACK, a positive errno otherwise. */
+export function decodeErrno(body: Uint8Array): number {
+  if (body.length < 4) throw new Error('short nlmsgerr');
+  return 0 - new DataView(body.buffer, body.byteOffset, body.byteLength).getInt32(0, LE);
+}
