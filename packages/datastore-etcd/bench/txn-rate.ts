@@ -114,3 +114,26 @@ for (const r of rows) {
     `| ${r.members} | ${r.path} | ${r.writers} | ${r.txns} | ${rate} | ${percentile(r.latencies, 0.5).toFixed(2)} | ${percentile(r.latencies, 0.99).toFixed(2)} |`,
   );
 }
+
+// The figures, where `pnpm bench` (scripts/bench.mjs) collects them.
+if (process.env.NETLEDGER_BENCH_DIR) {
+  const { mkdirSync, writeFileSync } = await import('node:fs');
+  mkdirSync(process.env.NETLEDGER_BENCH_DIR, { recursive: true });
+  const results = rows.flatMap((r) => {
+    const label = `${r.path}, ${r.members} member${r.members > 1 ? 's' : ''}, ${r.writers} writer${r.writers > 1 ? 's' : ''}`;
+    return [
+      { name: `${label}: rate`, value: r.txns / r.seconds, unit: 'txn/s', better: 'higher' },
+      { name: `${label}: p99`, value: percentile(r.latencies, 0.99), unit: 'ms', better: 'lower' },
+    ];
+  });
+  const report = {
+    title: 'datastore-etcd: compare-and-swap transaction rate on real etcd (loopback, temp dir)',
+    command: 'pnpm bench --filter=@netledger/datastore-etcd',
+    notes: `${TOTAL} transactions per row; "etcd3 txn" is the raw client (the ceiling), "Datastore.update" the same CAS through the adapter.`,
+    results,
+  };
+  writeFileSync(
+    `${process.env.NETLEDGER_BENCH_DIR}/datastore-etcd.json`,
+    `${JSON.stringify(report, null, 2)}\n`,
+  );
+}

@@ -3,7 +3,7 @@
 // bench`, which bundles this file with esbuild and runs it with node; the same bundle is spawned
 // as the worker processes. Prints a markdown table.
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -113,7 +113,18 @@ function spawnWorker(args: WorkerArgs) {
 const percentile = (sorted: number[], p: number): number =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 
-async function runScenario(dir: string, scenario: Scenario, durationMs: number): Promise<string> {
+interface ScenarioResult {
+  readonly row: string;
+  readonly perSecond: number;
+  readonly p50: number;
+  readonly p99: number;
+}
+
+async function runScenario(
+  dir: string,
+  scenario: Scenario,
+  durationMs: number,
+): Promise<ScenarioResult> {
   const path = join(dir, `${scenario.name.replace(/\W+/g, '-')}.json`);
   const allKeys = [
     ...new Set(Array.from({ length: scenario.processes }, (_, w) => scenario.keysOf(w)).flat()),
@@ -130,7 +141,14 @@ async function runScenario(dir: string, scenario: Scenario, durationMs: number):
   const latencies = results.flatMap((r) => r.latenciesMs).sort((a, b) => a - b);
   const perSecond = Math.round(updates / (durationMs / 1000));
   const ms = (x: number) => x.toFixed(2);
-  return `| ${scenario.name} | ${scenario.processes} | ${allKeys.length} | ${scenario.blocks} | ${perSecond} | ${conflicts} | ${ms(percentile(latencies, 50))} | ${ms(percentile(latencies, 99))} |`;
+  const p50 = percentile(latencies, 50);
+  const p99 = percentile(latencies, 99);
+  return {
+    row: `| ${scenario.name} | ${scenario.processes} | ${allKeys.length} | ${scenario.blocks} | ${perSecond} | ${conflicts} | ${ms(p50)} | ${ms(p99)} |`,
+    perSecond,
+    p50,
+    p99,
+  };
 }
 
 async function main(): Promise<void> {
@@ -166,9 +184,10 @@ async function main(): Promise<void> {
       blocks: 1000,
     },
   ];
-  const rows: string[] = [];
+  const measured: { scenario: Scenario; result: ScenarioResult }[] = [];
   try {
-    for (const s of scenarios) rows.push(await runScenario(dir, s, durationMs));
+    for (const scenario of scenarios)
+      measured.push({ scenario, result: await runScenario(dir, scenario, durationMs) });
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -182,7 +201,37 @@ async function main(): Promise<void> {
     '| scenario | processes | counter keys | other objects | updates/s | conflicts | p50 ms | p99 ms |',
   );
   console.log('|---|---:|---:|---:|---:|---:|---:|---:|');
-  for (const r of rows) console.log(r);
+  for (const m of measured) console.log(m.result.row);
+  await writeReport(measured, durationMs);
+}
+
+/** Writes the figures where `pnpm bench` (scripts/bench.mjs) collects them. */
+async function writeReport(
+  measured: { scenario: Scenario; result: ScenarioResult }[],
+  durationMs: number,
+): Promise<void> {
+  const dir = process.env.NETLEDGER_BENCH_DIR;
+  if (!dir) return;
+  await mkdir(dir, { recursive: true });
+  const results = measured.flatMap(({ scenario, result }) => {
+    const label = `${scenario.name}, ${scenario.processes} process${scenario.processes > 1 ? 'es' : ''}`;
+    return [
+      {
+        name: `${label}: CAS updates`,
+        value: result.perSecond,
+        unit: 'updates/s',
+        better: 'higher',
+      },
+      { name: `${label}: p99`, value: result.p99, unit: 'ms', better: 'lower' },
+    ];
+  });
+  const report = {
+    title: 'datastore-file: CAS update throughput (get + update, retried on conflict)',
+    command: 'pnpm bench --filter=@netledger/datastore-file',
+    notes: `${durationMs} ms per scenario; each update is a lock, a read if the file changed, a write of a temp file, fsync, rename and a directory fsync.`,
+    results,
+  };
+  await writeFile(join(dir, 'datastore-file.json'), `${JSON.stringify(report, null, 2)}\n`);
 }
 
 if (process.argv[2] === '--worker') {

@@ -12,7 +12,7 @@ import { createHttpApi } from '../src/http-api.js';
 import { createMemoryLogger } from '../src/logger.js';
 import { benchRevision, NULL_BRIDGES, NULL_NAT } from './fixtures.js';
 
-/** One figure, in the shape scripts/bench.mjs collects from bench/results.json. */
+/** One figure, in the shape scripts/bench.mjs collects from $NETLEDGER_BENCH_DIR. */
 interface BenchResult {
   readonly name: string;
   readonly value: number;
@@ -30,11 +30,9 @@ function writeBenchResults(report: {
   notes: string;
   results: BenchResult[];
 }): void {
-  mkdirSync(join(process.cwd(), 'bench'), { recursive: true });
-  writeFileSync(
-    join(process.cwd(), 'bench', 'results.json'),
-    `${JSON.stringify(report, null, 2)}\n`,
-  );
+  const dir = process.env.NETLEDGER_BENCH_DIR ?? join(process.cwd(), 'bench-results');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'device-daemon.json'), `${JSON.stringify(report, null, 2)}\n`);
   console.log(report.title);
   for (const r of report.results) console.log(`  ${r.name}: ${r.value.toFixed(2)} ${r.unit}`);
 }
