@@ -3,3 +3,5 @@ export { createTempDir, findFreePort } from './fixtures.js';
 export { startEtcd, type EtcdFixture, type EtcdFixtureOptions } from './etcd-fixture.js';
 export { describeDatastoreContract } from './datastore-contract.js';
 export type { ContractTarget } from './datastore-contract.js';
+export { describeIpamScenarios } from './ipam-scenarios/describe-ipam-scenarios.js';
+export type { IpamScenarioTarget } from './ipam-scenarios/harness.js';

@@ -49,12 +49,16 @@ export function numReservedAddresses(block: AllocationBlock, reservations: Addre
   return n;
 }
 
-/** Addresses held by `handleId` (compared with each allocation's sanitized handle). */
+/**
+ * Addresses held by `handleId` (compared with each allocation's sanitized handle). Allocations
+ * without a handle, cooling ones included, belong to no handle, not even the empty one.
+ */
 export function ipsByHandleInBlock(block: AllocationBlock, handleId: string): string[] {
   const g = blockGeometry(block.cidr);
   const out: string[] = [];
   block.allocations.forEach((idx, o) => {
-    if (idx !== null && handleOf(block.attributes[idx]) === handleId) out.push(ordinalToIp(g, o));
+    const attr = idx === null ? undefined : block.attributes[idx];
+    if (attr?.handleId !== undefined && handleOf(attr) === handleId) out.push(ordinalToIp(g, o));
   });
   return out;
 }

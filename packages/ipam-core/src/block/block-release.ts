@@ -124,7 +124,9 @@ export function releaseByHandleFromBlock(
   block.allocations.forEach((idx, o) => {
     if (idx === null) return;
     const attr = block.attributes[idx];
-    if (attr?.releasedAt !== undefined || handleOf(attr) !== args.handleId) return;
+    // An allocation without a handle belongs to no handle, not even the empty one (as in Calico).
+    if (attr?.handleId === undefined || attr.releasedAt !== undefined) return;
+    if (handleOf(attr) !== args.handleId) return;
     if (
       args.sequenceNumber !== undefined &&
       sequenceNumberForOrdinal(block, o) !== args.sequenceNumber

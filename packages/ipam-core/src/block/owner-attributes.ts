@@ -97,6 +97,8 @@ function repoint(
 /**
  * Swaps the owner attributes of one allocated address held by `handleId`, under preconditions.
  * Empty updates succeed without change. Other addresses sharing the record keep their owners.
+ * Codes: `InvalidArgument` (exclusive options, wrong handle, cooling), `DoesNotExist`,
+ * `PreconditionFailed`.
  */
 export function setOwnerAttributesInBlock(
   block: AllocationBlock,
@@ -107,6 +109,8 @@ export function setOwnerAttributesInBlock(
     preconditions?: OwnerAttributePreconditions;
   },
 ): AllocationBlock {
+  // The primitive checks for itself: with both a clear flag and new attrs it would silently clear.
+  validateOwnerUpdate(args.updates, args.preconditions);
   const ordinal = ipToOrdinal(blockGeometry(block.cidr), args.ip);
   const attr = attributeOf(block, ordinal);
   if (!attr)

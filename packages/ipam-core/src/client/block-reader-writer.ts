@@ -78,7 +78,7 @@ export async function deleteAffinity(ctx: IpamContext, kv: KVPair<'BlockAffinity
 
 /**
  * Phase one of a claim: create a `pending` affinity, or take the existing one (re-marking it
- * pending unless it is already confirmed).
+ * pending if it is pending deletion).
  */
 export async function getPendingAffinity(
   ctx: IpamContext,
@@ -94,7 +94,10 @@ export async function getPendingAffinity(
     if (!isIpamError(e, 'AlreadyExists')) throw e;
   }
   const kv = await ctx.ds.get(affinityKey(a, cidr));
-  return kv.value.state === 'confirmed' ? kv : setAffinityState(ctx, kv, 'pending');
+  // Only pendingDeletion needs the write: re-marking a pending affinity pending would bump its
+  // revision and fail a concurrent claimer's confirm, and claimers doing that to each other
+  // livelock until MaxRetries.
+  return kv.value.state === 'pendingDeletion' ? setAffinityState(ctx, kv, 'pending') : kv;
 }
 
 /** Phase two: mark the affinity confirmed (or accept that a racing claimer already did). */

@@ -1,7 +1,7 @@
 import type { HostReservedAttr } from '../block/new-block.js';
 import { IpamError } from '../errors.js';
 import { affinityFor } from './auto-assign.js';
-import { checkPoolFamily } from './check-pool-family.js';
+import { checkPoolFamily, checkRequestedPools } from './check-pool-family.js';
 import { findOrClaimBlock } from './find-or-claim-block.js';
 import { NoFreeBlocksError } from './find-usable-block.js';
 import type { IpamContext } from './ipam-context.js';
@@ -32,6 +32,26 @@ export async function ensureBlock(
     loadPools(ctx),
     loadReservations(ctx),
     loadConfig(ctx),
+  ]);
+  checkRequestedPools(pools, [
+    ...(args.hostReservedAttrIPv4s
+      ? [
+          {
+            version: 4 as const,
+            requested: args.ipv4Pools,
+            hostReserved: args.hostReservedAttrIPv4s,
+          },
+        ]
+      : []),
+    ...(args.hostReservedAttrIPv6s
+      ? [
+          {
+            version: 6 as const,
+            requested: args.ipv6Pools,
+            hostReserved: args.hostReservedAttrIPv6s,
+          },
+        ]
+      : []),
   ]);
   const out: { v4?: string; v6?: string } = {};
   for (const version of [4, 6] as const) {

@@ -29,7 +29,7 @@ import type { AutoAssignArgs, IpamAssignments } from './assignments.js';
 import { emptyAssignments } from './assignments.js';
 import { affinityFor, autoAssignVersion } from './auto-assign.js';
 import { updateBlock } from './block-reader-writer.js';
-import { checkPoolFamily } from './check-pool-family.js';
+import { checkPoolFamily, checkRequestedPools } from './check-pool-family.js';
 import type { Clock, Random } from './clock.js';
 import { systemClock, systemRandom } from './clock.js';
 import { ensureBlock } from './ensure-block.js';
@@ -127,7 +127,8 @@ export function createIpamClient(options: IpamClientOptions): IpamClient {
     if (!a.hostname) throw new IpamError('InvalidArgument', 'hostname is required');
     if (!a.intendedUse)
       throw new IpamError('UseRequired', 'must specify the intended use when assigning an IP');
-    // Both families' pool lists are checked before anything is allocated.
+    // Both families' pool lists are checked before anything is allocated: CIDRs here, and
+    // names (which need the pools) once the pools are loaded.
     if (num4 > 0) checkPoolFamily(4, a.ipv4Pools);
     if (num6 > 0) checkPoolFamily(6, a.ipv6Pools);
     const affinity = affinityFor(a.intendedUse, a.hostname);
@@ -136,6 +137,14 @@ export function createIpamClient(options: IpamClientOptions): IpamClient {
         loadPools(ctx),
         loadReservations(ctx),
         loadConfig(ctx),
+      ]);
+      checkRequestedPools(pools, [
+        ...(num4 > 0
+          ? [{ version: 4 as const, requested: a.ipv4Pools, hostReserved: a.hostReservedAttrIPv4s }]
+          : []),
+        ...(num6 > 0
+          ? [{ version: 6 as const, requested: a.ipv6Pools, hostReserved: a.hostReservedAttrIPv6s }]
+          : []),
       ]);
       let v4 = emptyAssignments(4, num4);
       let v6 = emptyAssignments(6, num6);
