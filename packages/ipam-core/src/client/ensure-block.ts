@@ -33,31 +33,15 @@ export async function ensureBlock(
     loadReservations(ctx),
     loadConfig(ctx),
   ]);
-  checkRequestedPools(pools, [
-    ...(args.hostReservedAttrIPv4s
-      ? [
-          {
-            version: 4 as const,
-            requested: args.ipv4Pools,
-            hostReserved: args.hostReservedAttrIPv4s,
-          },
-        ]
-      : []),
-    ...(args.hostReservedAttrIPv6s
-      ? [
-          {
-            version: 6 as const,
-            requested: args.ipv6Pools,
-            hostReserved: args.hostReservedAttrIPv6s,
-          },
-        ]
-      : []),
-  ]);
-  const out: { v4?: string; v6?: string } = {};
-  for (const version of [4, 6] as const) {
+  // Only families with a host reservation are handled; all are checked before any block is claimed.
+  const families = ([4, 6] as const).flatMap((version) => {
     const hostReserved = version === 4 ? args.hostReservedAttrIPv4s : args.hostReservedAttrIPv6s;
-    if (!hostReserved) continue;
     const requested = version === 4 ? args.ipv4Pools : args.ipv6Pools;
+    return hostReserved ? [{ version, requested, hostReserved }] : [];
+  });
+  checkRequestedPools(pools, families);
+  const out: { v4?: string; v6?: string } = {};
+  for (const { version, requested, hostReserved } of families) {
     const affinity = affinityFor('Workload', args.hostname);
     const prepared = await prepareAffinityBlocksForHost(ctx, {
       affinity,

@@ -36,6 +36,18 @@ async function blockOf(
   return pool && blockCidrForIp(ip, pool);
 }
 
+/** The block of an address in any configured pool; `InvalidArgument` outside every pool. */
+async function configuredBlockOf(ctx: IpamContext, ip: string): Promise<string> {
+  const cidr = await blockOf(ctx, ip, false);
+  if (!cidr) {
+    throw new IpamError(
+      'InvalidArgument',
+      `the provided IP address ${ip} is not in a configured pool`,
+    );
+  }
+  return cidr;
+}
+
 /** The owner of an allocated address; `DoesNotExist` if unassigned or outside every enabled pool, `IpInCooldown` while cooling. */
 export async function getAssignmentAttributes(
   ctx: IpamContext,
@@ -59,12 +71,7 @@ export async function setOwnerAttributes(
   },
 ): Promise<void> {
   validateOwnerUpdate(args.updates, args.preconditions);
-  const cidr = await blockOf(ctx, args.ip, false);
-  if (!cidr)
-    throw new IpamError(
-      'InvalidArgument',
-      `the provided IP address ${args.ip} is not in a configured pool`,
-    );
+  const cidr = await configuredBlockOf(ctx, args.ip);
   const config = await loadConfig(ctx);
   await withCasRetry(async () => {
     const loaded = await queryBlock(ctx, cidr, config.ipCooldownSeconds);
@@ -81,12 +88,7 @@ export async function moveIpToHandle(
   ctx: IpamContext,
   args: { ip: string; handleId: string; newHandleId: string; expectedOwner: AttributeOwner },
 ): Promise<void> {
-  const cidr = await blockOf(ctx, args.ip, false);
-  if (!cidr)
-    throw new IpamError(
-      'InvalidArgument',
-      `the provided IP address ${args.ip} is not in a configured pool`,
-    );
+  const cidr = await configuredBlockOf(ctx, args.ip);
   const config = await loadConfig(ctx);
   await withCasRetry(async () => {
     const loaded = await queryBlock(ctx, cidr, config.ipCooldownSeconds);
