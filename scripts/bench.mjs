@@ -13,7 +13,7 @@ const filter = process.argv.slice(2);
 const resultsDir = join(root, 'bench-results');
 rmSync(resultsDir, { recursive: true, force: true });
 const turboArgs = ['turbo', 'run', 'bench', '--concurrency=1', '--env-mode=loose', '--force'];
-for (const f of filter) turboArgs.push(`--filter=${f}`);
+for (const f of filter) turboArgs.push(f.startsWith('-') ? f : `--filter=${f}`);
 const status = spawnSync('npx', turboArgs, {
   cwd: root,
   stdio: 'inherit',

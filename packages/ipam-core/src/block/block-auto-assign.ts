@@ -42,16 +42,21 @@ export function autoAssignFromBlock(
   }
   const g = blockGeometry(block.cidr);
   const checkReserved = args.reservations.matchesSome(g.cidr);
-  const taken: number[] = [];
-  const kept: number[] = [];
-  for (const ordinal of block.unallocated) {
-    if (
-      taken.length >= args.num ||
-      (checkReserved && args.reservations.matchesIp(ordinalToAddress(g, ordinal)))
-    ) {
-      kept.push(ordinal);
-    } else {
-      taken.push(ordinal);
+  let taken: number[];
+  let kept: number[];
+  if (!checkReserved) {
+    // No reservation touches the block: take straight from the head of the queue.
+    taken = block.unallocated.slice(0, args.num);
+    kept = block.unallocated.slice(args.num);
+  } else {
+    taken = [];
+    kept = [];
+    for (const ordinal of block.unallocated) {
+      if (taken.length >= args.num || args.reservations.matchesIp(ordinalToAddress(g, ordinal))) {
+        kept.push(ordinal);
+      } else {
+        taken.push(ordinal);
+      }
     }
   }
   if (taken.length === 0) return { block, ips: [] };

@@ -22,6 +22,11 @@ export function garbageCollectBlock(
   block.attributes.forEach((a, i) => {
     if (a.releasedAt !== undefined) releasedMs.set(i, Date.parse(a.releasedAt));
   });
+  // The common case on every block load: nothing is cooling down, so only pruning can apply.
+  if (releasedMs.size === 0) {
+    const pruned = pruneAttributes(block);
+    return { block: pruned, changed: pruned !== block };
+  }
   let allocations: (number | null)[] | undefined;
   let unallocated: number[] | undefined;
   let seqs: Record<string, bigint> | undefined;
@@ -50,7 +55,11 @@ export function garbageCollectBlock(
 /** Drops attribute records no allocation points at, remapping the remaining indexes. */
 export function pruneAttributes(block: AllocationBlock): AllocationBlock {
   const used = new Set<number>();
-  for (const idx of block.allocations) if (idx !== null) used.add(idx);
+  const { allocations } = block;
+  for (let i = 0; i < allocations.length; i++) {
+    const idx = allocations[i];
+    if (idx !== null && idx !== undefined) used.add(idx);
+  }
   if (used.size === block.attributes.length) return block;
   const newIndex = new Map<number, number>();
   const kept: AllocationAttribute[] = [];

@@ -1,5 +1,6 @@
 import type { AddressFilter } from '@netledger/accounting';
 import { autoAssignFromBlock } from '../block/block-auto-assign.js';
+import { isIpamError } from '../errors.js';
 import type { LoadedBlock } from './block-reader-writer.js';
 import { updateBlock } from './block-reader-writer.js';
 import { decrementHandle, incrementHandle } from './handles.js';
@@ -23,8 +24,9 @@ export type AssignFromBlockResult =
 /**
  * Allocates up to `num` addresses from a loaded block in one CAS write. The handle is counted
  * first (by the number actually assigned, fixing Calico's over-count by the number requested),
- * then the block is written; if that write fails the handle is decremented again and the error
- * (`UpdateConflict` included, for the caller's retry loop) propagates.
+ * then the block is written; if that write definitely failed the handle is decremented again (not
+ * after `Unavailable`, whose write may have applied) and the error (`UpdateConflict` included, for
+ * the caller's retry loop) propagates.
  */
 export async function assignFromExistingBlock(
   ctx: IpamContext,
@@ -46,7 +48,9 @@ export async function assignFromExistingBlock(
   try {
     await updateBlock(ctx, loaded.kv, block);
   } catch (e) {
-    if (args.handleId !== undefined) {
+    // An `Unavailable` write may have applied: keep the count, since a handle that over-counts is
+    // cleaned up by releaseByHandle but an address its handle does not count leaks.
+    if (args.handleId !== undefined && !isIpamError(e, 'Unavailable')) {
       await decrementHandle(ctx, { handleId: args.handleId, blockCidr, count: ips.length });
     }
     throw e;

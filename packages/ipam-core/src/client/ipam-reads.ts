@@ -2,7 +2,6 @@ import type { AddressFilter } from '@netledger/accounting';
 import { createAddressFilter, parseReservedCidrs } from '@netledger/accounting';
 import { DEFAULT_IPAM_CONFIG, ipamConfigFromStored } from '../config/ipam-config.js';
 import type { IpamConfig } from '../config/ipam-config.js';
-import { isIpamError } from '../errors.js';
 import type { IPPool, IPReservation } from '../model/resources.js';
 import { withPoolDefaults } from '../pools/pool-defaults.js';
 import type { IpamContext } from './ipam-context.js';
@@ -35,10 +34,7 @@ export async function loadReservations(ctx: IpamContext): Promise<AddressFilter>
  * refused (`ConfigConflict`) if it breaks a cross-field rule.
  */
 export async function loadConfig(ctx: IpamContext): Promise<IpamConfig> {
-  try {
-    return ipamConfigFromStored((await ctx.ds.get({ kind: 'IPAMConfig' })).value);
-  } catch (e) {
-    if (isIpamError(e, 'DoesNotExist')) return { ...DEFAULT_IPAM_CONFIG };
-    throw e;
-  }
+  // A list, not a get: the config is usually absent, and a get would throw on every request.
+  const [stored] = (await ctx.ds.list({ kind: 'IPAMConfig' })).items;
+  return stored ? ipamConfigFromStored(stored.value) : { ...DEFAULT_IPAM_CONFIG };
 }
