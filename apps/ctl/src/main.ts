@@ -1,0 +1,29 @@
+// netledgerctl: hand argv, the environment and the process streams to @netledger/ctl's runCtl.
+import { readFile, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { runCtl } from '@netledger/ctl';
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Writes all of `text` and waits until it is flushed (exit must not cut a pipe short). */
+function write(stream: NodeJS.WriteStream, text: string): void {
+  if (text !== '') stream.write(text);
+}
+
+const code = await runCtl({
+  argv: process.argv.slice(2),
+  env: process.env,
+  stdout: (t) => write(process.stdout, t),
+  stderr: (t) => write(process.stderr, t),
+  readFile: (path) => readFile(path, 'utf8'),
+  writeFile: (path, text, mode) => writeFile(path, text, mode === undefined ? {} : { mode }),
+  readStdin,
+  stderrIsTty: process.stderr.isTTY === true,
+  uid: process.getuid?.(),
+  home: homedir(),
+});
+process.exitCode = code;

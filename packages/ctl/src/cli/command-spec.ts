@@ -1,0 +1,77 @@
+import type { ParseArgsConfig } from 'node:util';
+import type { Clock, Datastore, IpamClient, Random } from '@netledger/ipam-core';
+import type { CtlEnv } from '../config/datastore-config.js';
+
+/** What the CLI needs from its process: argv, environment, streams and files. */
+export interface CtlIo {
+  readonly argv: readonly string[];
+  readonly env: CtlEnv;
+  stdout(text: string): void;
+  stderr(text: string): void;
+  readFile(path: string): Promise<string>;
+  writeFile(path: string, text: string, mode?: number): Promise<void>;
+  readStdin(): Promise<string>;
+  /** Progress goes to stderr only when it is a terminal. */
+  readonly stderrIsTty: boolean;
+  readonly uid: number | undefined;
+  readonly home: string;
+  readonly clock?: Clock;
+  readonly random?: Random;
+}
+
+/** The opened datastore and its IPAM client. */
+export interface Store {
+  readonly datastore: Datastore;
+  readonly ipam: IpamClient;
+}
+
+/** What a command's `run` gets. */
+export interface CommandContext {
+  readonly io: CtlIo;
+  /** Opens the datastore (once); `mayCreate` comes from the command's `store` setting. */
+  store(): Promise<Store>;
+  /** Reads a file, or stdin for `-`; `InvalidInput` naming the file if unreadable. */
+  readInput(path: string): Promise<string>;
+  /** Writes progress to stderr when it is a terminal. */
+  progress(text: string): void;
+}
+
+export type OptionsConfig = NonNullable<ParseArgsConfig['options']>;
+
+/** Parsed flag values (strings, booleans, or arrays of strings for `multiple`). */
+export type FlagValues = Record<string, string | boolean | (string | boolean)[] | undefined>;
+
+/** One command: its words, flags, help and implementation. */
+export interface CommandSpec {
+  readonly path: readonly string[];
+  /** One line for the command list. */
+  readonly summary: string;
+  /** The usage lines shown by `--help` (after `netledgerctl `). */
+  readonly usage: string;
+  /** Extra help text (flag descriptions). */
+  readonly help?: string;
+  readonly options: OptionsConfig;
+  /** Allowed number of positional arguments. */
+  readonly positionals?: { readonly min: number; readonly max: number };
+  /** `read`: the store must exist; `write`: it may be created; `none`: no store. */
+  readonly store: 'read' | 'write' | 'none';
+  run(ctx: CommandContext, flags: FlagValues, args: readonly string[]): Promise<CommandOutput>;
+}
+
+/** What a command prints; a non-zero `exitCode` reports a problem found (not an error). */
+export interface CommandOutput {
+  readonly text: string;
+  readonly exitCode?: number;
+}
+
+/** Flag helpers. */
+export const str = (f: FlagValues, name: string): string | undefined => {
+  const v = f[name];
+  return typeof v === 'string' ? v : undefined;
+};
+export const bool = (f: FlagValues, name: string): boolean => f[name] === true;
+export const list = (f: FlagValues, name: string): string[] => {
+  const v = f[name];
+  if (Array.isArray(v)) return v.filter((x): x is string => typeof x === 'string');
+  return typeof v === 'string' ? [v] : [];
+};

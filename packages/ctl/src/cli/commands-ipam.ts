@@ -1,0 +1,144 @@
+import type { IPPoolAllowedUse } from '@netledger/ipam-core';
+import { CtlError } from '../ctl-error.js';
+import { assignAddresses, parseKeyValues, releaseHandle } from '../commands/ipam-assign.js';
+import { configureIpam } from '../commands/ipam-configure.js';
+import { showBorrowed, showConfiguration, showIp, showUtilization } from '../commands/ipam-show.js';
+import { parseOutputFormat, renderOutput } from '../output/render-output.js';
+import type { CommandSpec } from './command-spec.js';
+import { bool, list, str } from './command-spec.js';
+
+const count = (text: string | undefined, flag: string): number | undefined => {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text))
+    throw new CtlError('Usage', `${flag} takes a number, got ${JSON.stringify(text)}`);
+  return Number(text);
+};
+
+/** `ipam show`, `ipam configure`, `ipam assign`, `ipam release-handle`. */
+export const IPAM_BASIC_COMMANDS: readonly CommandSpec[] = [
+  {
+    path: ['ipam', 'show'],
+    summary:
+      'Show IP pool and block utilization, borrowed addresses, the configuration, or one IP.',
+    usage:
+      'ipam show [--ip IP | --show-blocks | --show-borrowed | --show-configuration] [-o table|json|yaml]',
+    help: `  --ip IP               show who holds one address
+  --show-blocks         add a row per allocation block
+  --show-borrowed       list addresses used by a node other than their block's owner
+  --show-configuration  show the IPAM configuration
+  -o, --output FORMAT   table (default), json or yaml
+Precedence when several are given: --ip, --show-blocks, --show-borrowed, --show-configuration.`,
+    options: {
+      ip: { type: 'string' },
+      'show-blocks': { type: 'boolean' },
+      'show-borrowed': { type: 'boolean' },
+      'show-configuration': { type: 'boolean' },
+      output: { type: 'string', short: 'o' },
+    },
+    store: 'read',
+    async run(ctx, f) {
+      const format = parseOutputFormat(str(f, 'output'), 'table');
+      const { ipam, datastore } = await ctx.store();
+      const ip = str(f, 'ip');
+      if (ip !== undefined) return showIp(ipam, ip);
+      const shown = bool(f, 'show-blocks')
+        ? await showUtilization(ipam, { showBlocks: true })
+        : bool(f, 'show-borrowed')
+          ? await showBorrowed(datastore)
+          : bool(f, 'show-configuration')
+            ? await showConfiguration(ipam)
+            : await showUtilization(ipam, { showBlocks: false });
+      return { text: renderOutput(format, shown.data, () => shown.text) };
+    },
+  },
+  {
+    path: ['ipam', 'configure'],
+    summary: 'Change the IPAM configuration.',
+    usage:
+      'ipam configure [--strictaffinity true|false] [--max-blocks-per-host N] [--kubevirt-ip-persistence Enabled|Disabled] [--ip-cooldown-seconds N]',
+    help: `  --strictaffinity BOOL             only a block's affine host may assign from it
+  --max-blocks-per-host N           cap on blocks per host (needs strict affinity)
+  --kubevirt-ip-persistence VALUE   Enabled or Disabled
+  --ip-cooldown-seconds N           seconds a released address waits before reuse (0..1200)`,
+    options: {
+      strictaffinity: { type: 'string' },
+      'max-blocks-per-host': { type: 'string' },
+      'kubevirt-ip-persistence': { type: 'string' },
+      'ip-cooldown-seconds': { type: 'string' },
+    },
+    store: 'write',
+    async run(ctx, f) {
+      const { ipam } = await ctx.store();
+      return configureIpam(ipam, {
+        strictAffinity: str(f, 'strictaffinity'),
+        maxBlocksPerHost: str(f, 'max-blocks-per-host'),
+        kubeVirtIpPersistence: str(f, 'kubevirt-ip-persistence'),
+        ipCooldownSeconds: str(f, 'ip-cooldown-seconds'),
+      });
+    },
+  },
+  {
+    path: ['ipam', 'assign'],
+    summary: 'Assign addresses to a handle (for scripts).',
+    usage:
+      'ipam assign --node NODE [--handle H] [--ip IP | --num4 N --num6 N] [--pool P]... [--attr K=V]... [--use Workload|Tunnel|LoadBalancer] [-o table|json|yaml]',
+    help: `  --node NODE      the host the addresses are for (its blocks are used or claimed)
+  --handle H       the handle that will own them
+  --ip IP          assign this address (otherwise auto-assign)
+  --num4, --num6   how many IPv4/IPv6 addresses to auto-assign (default: 1 IPv4)
+  --pool P         restrict to pools (name or CIDR), repeatable
+  --attr K=V       owner attribute, repeatable (pod, namespace, node, type, ...)
+  --use USE        intended use (default Workload)`,
+    options: {
+      node: { type: 'string' },
+      handle: { type: 'string' },
+      ip: { type: 'string' },
+      num4: { type: 'string' },
+      num6: { type: 'string' },
+      pool: { type: 'string', multiple: true },
+      attr: { type: 'string', multiple: true },
+      use: { type: 'string' },
+      output: { type: 'string', short: 'o' },
+    },
+    store: 'write',
+    async run(ctx, f) {
+      const format = parseOutputFormat(str(f, 'output'), 'table');
+      const node = str(f, 'node');
+      if (!node) throw new CtlError('Usage', 'ipam assign needs --node');
+      const use = str(f, 'use');
+      if (use !== undefined && !['Workload', 'Tunnel', 'LoadBalancer'].includes(use)) {
+        throw new CtlError('Usage', `--use must be Workload, Tunnel or LoadBalancer`);
+      }
+      const attrs = parseKeyValues(list(f, 'attr'), '--attr');
+      const num4 = count(str(f, 'num4'), '--num4');
+      const num6 = count(str(f, 'num6'), '--num6');
+      const handle = str(f, 'handle');
+      const ip = str(f, 'ip');
+      const { ipam } = await ctx.store();
+      const out = await assignAddresses(ipam, {
+        node,
+        ...(handle !== undefined && { handle }),
+        ...(ip !== undefined && { ip }),
+        ...(num4 !== undefined && { num4 }),
+        ...(num6 !== undefined && { num6 }),
+        pools: list(f, 'pool'),
+        ...(Object.keys(attrs).length > 0 && { attrs }),
+        ...(use !== undefined && { use: use as IPPoolAllowedUse }),
+      });
+      return { text: renderOutput(format, out.data, () => out.text) };
+    },
+  },
+  {
+    path: ['ipam', 'release-handle'],
+    summary: 'Release every address of a handle (for scripts).',
+    usage: 'ipam release-handle --handle H',
+    options: { handle: { type: 'string' } },
+    store: 'read',
+    async run(ctx, f) {
+      const handle = str(f, 'handle');
+      if (!handle) throw new CtlError('Usage', 'ipam release-handle needs --handle');
+      const { ipam } = await ctx.store();
+      return releaseHandle(ipam, handle);
+    },
+  },
+];

@@ -1,0 +1,11 @@
+import type { CommandSpec } from './command-spec.js';
+import { CHECK_COMMANDS } from './commands-check.js';
+import { IPAM_BASIC_COMMANDS } from './commands-ipam.js';
+import { RESOURCE_COMMANDS } from './commands-resources.js';
+
+/** Every netledgerctl command. */
+export const COMMANDS: readonly CommandSpec[] = [
+  ...IPAM_BASIC_COMMANDS,
+  ...CHECK_COMMANDS,
+  ...RESOURCE_COMMANDS,
+];

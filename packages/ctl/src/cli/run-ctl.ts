@@ -1,0 +1,184 @@
+import { parseArgs } from 'node:util';
+import { createIpamClient, isIpamError } from '@netledger/ipam-core';
+import type { Datastore } from '@netledger/ipam-core';
+import { resolveDatastoreConfig } from '../config/datastore-config.js';
+import { openDatastore } from '../config/open-datastore.js';
+import { CtlError, isCtlError } from '../ctl-error.js';
+import { COMMANDS } from './commands.js';
+import type { CommandContext, CommandSpec, CtlIo, OptionsConfig, Store } from './command-spec.js';
+
+const GLOBAL_OPTIONS: OptionsConfig = {
+  config: { type: 'string', short: 'c' },
+  'allow-version-mismatch': { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+};
+
+const GLOBAL_HELP = `Options for every command:
+  -c, --config FILE            calicoctl-style CalicoAPIConfig (YAML or JSON) naming the datastore
+      --allow-version-mismatch accepted for calicoctl compatibility (no effect)
+  -h, --help                   this help
+Datastore (when no -c): DATASTORE_TYPE=file|etcdv3|kubernetes (default file),
+  NETLEDGER_DATASTORE_PATH, ETCD_ENDPOINTS, ETCD_CA_CERT_FILE, ETCD_CERT_FILE, ETCD_KEY_FILE,
+  ETCD_USERNAME, ETCD_PASSWORD, KUBECONFIG.
+`;
+
+function topUsage(prefix: readonly string[]): string {
+  const cmds = COMMANDS.filter((c) => prefix.every((w, i) => c.path[i] === w));
+  const width = Math.max(...cmds.map((c) => c.path.join(' ').length));
+  return (
+    `usage: netledgerctl ${prefix.length > 0 ? prefix.join(' ') + ' ' : ''}<command> [options]\n\ncommands:\n` +
+    cmds.map((c) => `  ${c.path.join(' ').padEnd(width)}  ${c.summary}\n`).join('') +
+    `\nRun 'netledgerctl <command> --help' for a command's options.\n`
+  );
+}
+
+function commandHelp(spec: CommandSpec): string {
+  return (
+    `usage: netledgerctl ${spec.usage}\n\n${spec.summary}\n` +
+    (spec.help ? `\n${spec.help.trimEnd()}\n` : '') +
+    `\n${GLOBAL_HELP}`
+  );
+}
+
+/** The command named by the leading words of argv, and the rest of argv. */
+function findCommand(argv: readonly string[]): {
+  spec?: CommandSpec;
+  words: string[];
+  rest: string[];
+} {
+  const words: string[] = [];
+  for (const a of argv) {
+    if (a.startsWith('-')) break;
+    words.push(a);
+  }
+  let best: CommandSpec | undefined;
+  for (const c of COMMANDS) {
+    if (c.path.length <= words.length && c.path.every((w, i) => words[i] === w)) {
+      if (!best || c.path.length > best.path.length) best = c;
+    }
+  }
+  if (!best) return { words, rest: [] };
+  return { spec: best, words, rest: argv.slice(best.path.length) };
+}
+
+const oneLine = (s: string): string => s.replace(/\s*\n\s*/g, ' ').trim();
+
+/** The message and exit code for an error: 2 for usage errors, 1 for everything else. */
+export function describeError(e: unknown): { message: string; exitCode: number } {
+  if (isCtlError(e)) return { message: oneLine(e.message), exitCode: e.code === 'Usage' ? 2 : 1 };
+  if (isIpamError(e)) return { message: oneLine(e.message), exitCode: 1 };
+  if (e instanceof Error) return { message: oneLine(e.message), exitCode: 1 };
+  return { message: oneLine(String(e)), exitCode: 1 };
+}
+
+/**
+ * Runs netledgerctl for `io.argv`: finds the command, parses its flags strictly (an unknown flag
+ * or a missing value is a usage error), opens the datastore if the command needs one, runs it and
+ * prints its output. Errors print one line, `Error: <message>`, on stderr. Returns the exit code:
+ * 0 success, 1 failure, 2 usage; a command may return another code for problems it found.
+ */
+export async function runCtl(io: CtlIo): Promise<number> {
+  const argv = io.argv;
+  if (argv.length === 0 || argv[0] === '--help' || argv[0] === '-h' || argv[0] === 'help') {
+    io.stdout(topUsage([]));
+    return argv.length === 0 ? 2 : 0;
+  }
+  if (argv[0] === '--version' || argv[0] === 'version') {
+    const { CTL_VERSION } = await import('../version.js');
+    io.stdout(`netledgerctl ${CTL_VERSION}\n`);
+    return 0;
+  }
+  const { spec, words, rest } = findCommand(argv);
+  if (!spec) {
+    const group = COMMANDS.some((c) => words.length > 0 && words.every((w, i) => c.path[i] === w));
+    if (group && (argv.includes('--help') || argv.includes('-h'))) {
+      io.stdout(topUsage(words));
+      return 0;
+    }
+    const what = words.length > 0 ? words.join(' ') : argv[0]!;
+    io.stderr(
+      `Error: unknown command ${JSON.stringify(what)} (run 'netledgerctl${group ? ' ' + words.join(' ') : ''} --help')\n`,
+    );
+    return 2;
+  }
+  let datastore: Datastore | undefined;
+  try {
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args: rest,
+        options: { ...GLOBAL_OPTIONS, ...spec.options },
+        allowPositionals: true,
+        strict: true,
+      });
+    } catch (e) {
+      throw new CtlError(
+        'Usage',
+        `${(e as Error).message.split('\n')[0]!.replace(/^(Unknown option '[^']*')\..*$/, '$1')} (see 'netledgerctl ${spec.path.join(' ')} --help')`,
+      );
+    }
+    const flags = parsed.values;
+    if (flags.help === true) {
+      io.stdout(commandHelp(spec));
+      return 0;
+    }
+    const args = parsed.positionals;
+    const { min, max } = spec.positionals ?? { min: 0, max: 0 };
+    if (args.length < min || args.length > max) {
+      throw new CtlError(
+        'Usage',
+        args.length > max
+          ? `unexpected argument ${JSON.stringify(args[max])} (usage: netledgerctl ${spec.usage.split('\n')[0]})`
+          : `missing argument (usage: netledgerctl ${spec.usage.split('\n')[0]})`,
+      );
+    }
+    const readInput = async (path: string): Promise<string> => {
+      try {
+        return path === '-' ? await io.readStdin() : await io.readFile(path);
+      } catch (e) {
+        const code = (e as { code?: string }).code;
+        throw new CtlError('InvalidInput', `cannot read ${path}: ${code ?? (e as Error).message}`);
+      }
+    };
+    let opened: Store | undefined;
+    const ctx: CommandContext = {
+      io,
+      readInput,
+      progress: (text) => {
+        if (io.stderrIsTty) io.stderr(text);
+      },
+      store: async () => {
+        if (opened) return opened;
+        const configPath = typeof flags.config === 'string' ? flags.config : undefined;
+        const config = resolveDatastoreConfig({
+          env: io.env,
+          ...(configPath !== undefined && {
+            configText: await readInput(configPath),
+            configPath,
+          }),
+          uid: io.uid,
+          home: io.home,
+        });
+        datastore = await openDatastore(config, { mayCreate: spec.store === 'write' });
+        opened = {
+          datastore,
+          ipam: createIpamClient({
+            datastore,
+            ...(io.clock && { clock: io.clock }),
+            ...(io.random && { random: io.random }),
+          }),
+        };
+        return opened;
+      },
+    };
+    const out = await spec.run(ctx, flags, args);
+    io.stdout(out.text);
+    return out.exitCode ?? 0;
+  } catch (e) {
+    const { message, exitCode } = describeError(e);
+    io.stderr(`Error: ${message}\n`);
+    return exitCode;
+  } finally {
+    await datastore?.close().catch(() => undefined);
+  }
+}

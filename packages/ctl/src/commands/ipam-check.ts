@@ -1,0 +1,342 @@
+import { cidrContainsIp, formatIp, parseCidr, parseIp } from '@netledger/accounting';
+import { TUNNEL_ADDRESS_TYPES } from '@netledger/accounting';
+import type { AllocationAttribute, AllocationBlock, Datastore, Node } from '@netledger/ipam-core';
+import {
+  WINDOWS_RESERVED_HANDLE,
+  blockGeometry,
+  ordinalToIp,
+  sequenceNumberForOrdinal,
+} from '@netledger/ipam-core';
+import type { CheckReport, ReportAllocation, ReportHandle } from './check-report.js';
+import { readClusterInformation } from './cluster-information.js';
+import { validateBlock } from './validate-block.js';
+
+/** Options of {@link checkIpam}. */
+export interface CheckOptions {
+  readonly showAllIps: boolean;
+  /** Implied by `showAllIps`. */
+  readonly showProblemIps: boolean;
+  /** Written into the report; `ipam release` requires its own. */
+  readonly version: string;
+  /** A kubeconfig was given (reading workload endpoints through it is not available yet). */
+  readonly kubeconfig?: string;
+  /** For `releasedAt in the future` (clock skew). */
+  readonly nowMs: number;
+}
+
+/** What {@link checkIpam} found. */
+export interface CheckResult {
+  /** calicoctl's progress and findings, line by line. */
+  readonly text: string;
+  readonly report: CheckReport;
+  readonly problems: number;
+}
+
+type AllocationKind = 'pod' | 'tunnel' | 'windows' | 'unknown';
+
+interface Tracked extends ReportAllocation {
+  inUse: boolean;
+  owners: string[] | null;
+  readonly attr: AllocationAttribute | undefined;
+  readonly kind: AllocationKind;
+  readonly tracked: boolean;
+}
+
+const TUNNEL_TYPES: readonly string[] = TUNNEL_ADDRESS_TYPES;
+
+/** Node spec fields holding tunnel addresses; Calico reads only the IPv4 ones (fixed here). */
+const NODE_ADDRESS_FIELDS: readonly (readonly string[])[] = [
+  ['ipv4VXLANTunnelAddr'],
+  ['ipv6VXLANTunnelAddr'],
+  ['wireguard', 'interfaceIPv4Address'],
+  ['wireguard', 'interfaceIPv6Address'],
+  ['bgp', 'ipv4IPIPTunnelAddr'],
+];
+
+function nodeTunnelIps(node: Node): string[] {
+  const out: string[] = [];
+  for (const path of NODE_ADDRESS_FIELDS) {
+    let v: unknown = node.spec;
+    for (const k of path)
+      v = v !== null && typeof v === 'object' ? (v as Record<string, unknown>)[k] : undefined;
+    if (typeof v !== 'string' || v === '') continue;
+    try {
+      out.push(formatIp(parseIp(v.split('/')[0]!)));
+    } catch {
+      // Not an address: nothing can be allocated for it.
+    }
+  }
+  return out;
+}
+
+const kvs = (m: Readonly<Record<string, string>> | undefined): string =>
+  Object.keys(m ?? {})
+    .sort()
+    .map((k) => `${k}=${m![k]}`)
+    .join(',');
+
+/** calicoctl's `formatAttrs`: `Main:<handle> Extra:k=v,...[ Alternate:k=v,...]`. */
+export function formatAttrs(attr: AllocationAttribute | undefined): string {
+  if (!attr) return '<missing>';
+  let s = `Main:${attr.handleId ?? '<none>'} Extra:${kvs(attr.activeOwnerAttrs)}`;
+  if (Object.keys(attr.alternateOwnerAttrs ?? {}).length > 0) {
+    s += ` Alternate:${kvs(attr.alternateOwnerAttrs)}`;
+  }
+  return s;
+}
+
+function kindOf(attr: AllocationAttribute): AllocationKind {
+  const a = attr.activeOwnerAttrs ?? {};
+  if ((attr.handleId ?? '').toLowerCase() === WINDOWS_RESERVED_HANDLE) return 'windows';
+  if (a.type !== undefined && TUNNEL_TYPES.includes(a.type)) return 'tunnel';
+  if ((a.pod && a.namespace) || a['vmi-name']) return 'pod';
+  return 'unknown';
+}
+
+function recordAllocation(block: AllocationBlock, ordinal: number, idx: number): Tracked {
+  const ip = ordinalToIp(blockGeometry(block.cidr), ordinal);
+  const affinityHost = block.affinity?.startsWith('host:') ? block.affinity.slice(5) : '';
+  const attr = idx >= 0 && idx < block.attributes.length ? block.attributes[idx] : undefined;
+  const a = attr?.activeOwnerAttrs ?? {};
+  const node = a.node ?? affinityHost;
+  const kind = attr ? kindOf(attr) : 'unknown';
+  return {
+    ip,
+    handle: attr && kind !== 'windows' ? attr.handleId : undefined,
+    sequenceNumber: sequenceNumberForOrdinal(block, ordinal),
+    pod: a.pod,
+    namespace: a.namespace,
+    node,
+    type: a.type,
+    creationTimestamp: a.timestamp,
+    inUse: false,
+    borrowed: attr !== undefined && a.node !== undefined && a.node !== affinityHost,
+    coolingDown: attr?.releasedAt !== undefined,
+    owners: null,
+    attr,
+    kind,
+    tracked: attr !== undefined && !block.deleted,
+  };
+}
+
+const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * `ipam check` (calicoctl's `IPAMChecker.CheckIPAM`): cross-references every block allocation
+ * with what uses addresses and reports, in calicoctl's words and order, leaked addresses (not
+ * in use, not cooling down), in-use addresses outside every active pool or without an
+ * allocation, handles no allocation names (orphaned), handles named by blocks but missing
+ * (printed, not counted, as Calico) and structurally invalid blocks (Calico's exact messages).
+ *
+ * Users known from the datastore are node tunnel addresses (IPv4 and IPv6; Calico reads only
+ * IPv4, so its v6 tunnel addresses show as leaked). Workload endpoints need Kubernetes, which is
+ * not available yet: allocations owned by a pod or VM are then assumed in use, never reported
+ * leaked. Windows-reserved addresses are in use ("Reserved for Windows"). Read-only.
+ */
+export async function checkIpam(datastore: Datastore, o: CheckOptions): Promise<CheckResult> {
+  const out: string[] = [];
+  const p = (line = ''): void => void out.push(line + '\n');
+  const showProblems = o.showProblemIps || o.showAllIps;
+  p('Checking IPAM for inconsistencies...');
+  p();
+  const ci = await readClusterInformation(datastore);
+
+  p('Loading all IPAM blocks...');
+  const blocks = (await datastore.list({ kind: 'IPAMBlock' })).items;
+  p(`Found ${blocks.length} IPAM blocks.`);
+  const allocations = new Map<string, Tracked[]>();
+  let numAllocs = 0;
+  for (const { value: b } of blocks) {
+    p(` IPAM block ${b.cidr} affinity=${b.affinity ?? '<none>'}:`);
+    b.allocations.forEach((idx, ordinal) => {
+      if (idx === null) return;
+      numAllocs++;
+      const a = recordAllocation(b, ordinal, idx);
+      allocations.set(a.ip, [...(allocations.get(a.ip) ?? []), a]);
+      if (o.showAllIps) p(`  ${a.ip} allocated; attrs ${formatAttrs(a.attr)}`);
+    });
+  }
+  p(`IPAM blocks record ${numAllocs} allocations.`);
+  p();
+
+  p('Loading all IPAM pools...');
+  const active = [];
+  for (const { value: pool } of (await datastore.list({ kind: 'IPPool' })).items) {
+    if (pool.spec.disabled === true) continue;
+    p(`  ${pool.spec.cidr}`);
+    active.push(parseCidr(pool.spec.cidr));
+  }
+  p(`Found ${active.length} active IP pools.`);
+  p();
+
+  const refs = new Map<string, string[]>();
+  const recordRef = (ip: string, owner: string): void => {
+    if (o.showAllIps) p(`  ${ip} belongs to ${owner}`);
+    refs.set(ip, [...(refs.get(ip) ?? []), owner]);
+  };
+  p('Loading all nodes.');
+  let numNodeIps = 0;
+  for (const { value: node } of (await datastore.list({ kind: 'Node' })).items) {
+    for (const ip of nodeTunnelIps(node)) {
+      recordRef(ip, `Node(${node.metadata.name})`);
+      numNodeIps++;
+    }
+  }
+  p(`Found ${numNodeIps} node tunnel IPs.`);
+  p();
+
+  p('Loading all service load balancer IPs.');
+  p('No configuration for LoadBalancer kubecontroller found, skipping service check');
+  p();
+
+  p('Loading all workload endpoints.');
+  if (o.kubeconfig !== undefined) {
+    p(`Reading workload endpoints through a kubeconfig (${o.kubeconfig}) is not available yet.`);
+  }
+  p('Found 0 workload IPs.');
+  p(`Workloads and nodes are using ${refs.size} IPs.`);
+  const assumed = [...allocations.values()]
+    .flat()
+    .filter((a) => a.tracked && a.kind === 'pod' && !a.coolingDown);
+  if (assumed.length > 0) {
+    p(
+      `Note: without workload endpoints, ${assumed.length} pod allocations are assumed to be in use.`,
+    );
+  }
+  p();
+
+  p('Loading all handles');
+  const handles = new Map<string, ReportHandle>();
+  for (const kv of (await datastore.list({ kind: 'IPAMHandle' })).items) {
+    handles.set(kv.value.handleId, {
+      ID: kv.value.handleId,
+      UID: kv.uid ?? null,
+      Revision: kv.revision,
+    });
+  }
+
+  p('Looking for top (up to 20) nodes by allocations...');
+  const byNode = new Map<string, number>();
+  for (const list of allocations.values())
+    for (const a of list) byNode.set(a.node ?? '', (byNode.get(a.node ?? '') ?? 0) + 1);
+  const nodes = [...byNode.keys()].sort(
+    (x, y) => byNode.get(y)! - byNode.get(x)! || compareText(x, y),
+  );
+  for (const n of nodes.slice(0, 20)) p(`  ${n} has ${byNode.get(n)} allocations`);
+  if (nodes.length > 0) {
+    p(
+      `Node with most allocations has ${byNode.get(nodes[0]!)}; median is ${byNode.get(nodes[Math.floor(nodes.length / 2)]!)}`,
+    );
+  }
+  p();
+
+  let problems = 0;
+  p('Scanning for IPs that are allocated but not actually in use...');
+  let leaked = 0;
+  for (const ip of [...allocations.keys()].sort(compareText)) {
+    const list = allocations.get(ip)!;
+    const owners = refs.get(ip) ?? [];
+    for (const a of list) {
+      const referenced = owners.length > 0;
+      if (a.coolingDown) a.inUse = false;
+      else if (!a.tracked) a.inUse = referenced;
+      else a.inUse = referenced || a.kind === 'pod' || a.kind === 'windows';
+      const own = [...owners];
+      if (a.tracked && a.inUse && a.kind === 'windows') own.push('Reserved for Windows');
+      a.owners = own.length > 0 ? own : null;
+    }
+    if (list.some((a) => a.inUse || a.coolingDown)) continue;
+    if (showProblems) for (const a of list) p(`  ${ip} leaked; attrs ${formatAttrs(a.attr)}`);
+    leaked++;
+  }
+  problems += leaked;
+  p(`Found ${leaked} IPs that are allocated in IPAM but not actually in use.`);
+
+  p('Scanning for IPs that are in use by a workload or node but not allocated in IPAM...');
+  let notInPool = 0;
+  let notAllocated = 0;
+  for (const ip of [...refs.keys()].sort(compareText)) {
+    const owners = refs.get(ip)!;
+    if (showProblems && owners.length > 1) p(`  ${ip} has multiple owners.`);
+    if (allocations.has(ip)) continue;
+    const addr = parseIp(ip);
+    if (!active.some((c) => c.version === addr.version && cidrContainsIp(c, addr))) {
+      if (showProblems)
+        for (const r of owners) p(`  ${ip} in use by ${r} is not in any active IP pool.`);
+      notInPool++;
+      continue;
+    }
+    if (showProblems) {
+      for (const r of owners)
+        p(`  ${ip} in use by ${r} and in active IPAM pool but has no IPAM allocation.`);
+    }
+    notAllocated++;
+  }
+  problems += notInPool + notAllocated;
+  p(`Found ${notInPool} in-use IPs that are not in active IP pools.`);
+  p(
+    `Found ${notAllocated} in-use IPs that are in active IP pools but have no corresponding IPAM allocation.`,
+  );
+  p();
+
+  const inUseHandles = new Set<string>();
+  for (const list of allocations.values())
+    for (const a of list) if (a.handle) inUseHandles.add(a.handle);
+  p('Scanning for IPAM handles with no matching IPs...');
+  const leakedHandles: ReportHandle[] = [];
+  let goodHandles = 0;
+  for (const id of [...handles.keys()].sort(compareText)) {
+    if (inUseHandles.has(id)) {
+      goodHandles++;
+      continue;
+    }
+    if (o.showAllIps) p(`  ${id} doesn't have any active IPs.`);
+    leakedHandles.push(handles.get(id)!);
+  }
+  problems += leakedHandles.length;
+  p(
+    `Found ${leakedHandles.length} handles with no matching IPs (and ${goodHandles} handles with matches).`,
+  );
+
+  p('Scanning for IPs with missing handle...');
+  let missing = 0;
+  for (const id of [...inUseHandles].sort(compareText)) {
+    if (handles.has(id)) continue;
+    if (showProblems) p(`  ${id} is in use in a block but doesn't exist.`);
+    missing++;
+  }
+  p(`Found ${missing} handles mentioned in blocks with no matching handle resource.`);
+
+  p('Validating IPAMBlock structures...');
+  let invalid = 0;
+  for (const { value: b } of blocks) {
+    const reason = validateBlock(b, o.nowMs);
+    if (reason === undefined) continue;
+    p(`  IPAMBlock BlockKey(cidr=${b.cidr}) is invalid: ${reason}`);
+    invalid++;
+  }
+  problems += invalid;
+  p(`Found ${invalid} invalid IPAMBlocks.`);
+  p(`Check complete; found ${problems} problems.`);
+
+  const reportAllocations: Record<string, ReportAllocation[]> = {};
+  for (const [ip, list] of allocations) {
+    reportAllocations[ip] = list.map((a) => {
+      const { attr: _attr, kind: _kind, tracked: _tracked, ...rest } = a;
+      return rest;
+    });
+  }
+  return {
+    text: out.join(''),
+    problems,
+    report: {
+      version: o.version,
+      clusterGUID: ci?.value.spec.clusterGUID ?? '',
+      datastoreLocked: ci?.value.spec.datastoreReady === false,
+      clusterInformationRevision: ci?.revision ?? '',
+      clusterType: ci?.value.spec.clusterType ?? '',
+      allocations: reportAllocations,
+      leakedHandles,
+    },
+  };
+}

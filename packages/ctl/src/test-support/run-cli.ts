@@ -1,0 +1,43 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { runCtl } from '../cli/run-ctl.js';
+import type { CtlIo } from '../cli/command-spec.js';
+import { testClock } from './seed.js';
+
+/** The result of one in-process netledgerctl run. */
+export interface CliRun {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs netledgerctl in-process against the file store at `storePath`. */
+export async function runCli(
+  argv: readonly string[],
+  options: {
+    storePath?: string;
+    env?: Record<string, string>;
+    stdin?: string;
+    io?: Partial<CtlIo>;
+  } = {},
+): Promise<CliRun> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCtl({
+    argv,
+    env: {
+      ...(options.storePath !== undefined && { NETLEDGER_DATASTORE_PATH: options.storePath }),
+      ...options.env,
+    },
+    stdout: (t) => void (stdout += t),
+    stderr: (t) => void (stderr += t),
+    readFile: (p) => readFile(p, 'utf8'),
+    writeFile: (p, t, mode) => writeFile(p, t, mode === undefined ? {} : { mode }),
+    readStdin: async () => options.stdin ?? '',
+    stderrIsTty: false,
+    uid: 1000,
+    home: '/nonexistent-home',
+    clock: testClock(),
+    ...options.io,
+  });
+  return { code, stdout, stderr };
+}
