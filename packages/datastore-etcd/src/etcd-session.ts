@@ -1,7 +1,7 @@
 import { IpamError } from '@netledger/ipam-core';
-import { Etcd3 } from 'etcd3';
+import { Etcd3, isRecoverableError } from 'etcd3';
 import type { IOptions } from 'etcd3';
-import { noop } from 'cockatiel';
+import { ConsecutiveBreaker, circuitBreaker, handleWhen, noop } from 'cockatiel';
 import { classifyEtcdError, toIpamError } from './map-etcd-error.js';
 import type { TlsMaterial } from './load-tls-material.js';
 
@@ -55,7 +55,18 @@ export function createEtcdSession(options: EtcdSessionOptions): EtcdSession {
     dialTimeout: options.dialTimeoutMs,
     defaultCallOptions: (ctx) =>
       ctx.isStream ? {} : { deadline: Date.now() + options.requestTimeoutMs },
-    faultHandling: { global: noop },
+    faultHandling: {
+      global: noop,
+      // The per-host breaker lets the pool route around a dead member; with one endpoint there is
+      // nothing to route to, and etcd3's default would refuse every call for 5 s after an outage.
+      host: () =>
+        options.endpoints.length > 1
+          ? circuitBreaker(handleWhen(isRecoverableError), {
+              halfOpenAfter: 1000,
+              breaker: new ConsecutiveBreaker(3),
+            })
+          : noop,
+    },
     grpcOptions: {
       'grpc.max_receive_message_length': 256 * 1024 * 1024,
       'grpc.initial_reconnect_backoff_ms': 100,

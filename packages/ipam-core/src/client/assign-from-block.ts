@@ -1,10 +1,9 @@
 import type { AddressFilter } from '@netledger/accounting';
 import { autoAssignFromBlock } from '../block/block-auto-assign.js';
-import { isIpamError } from '../errors.js';
 import type { LoadedBlock } from './block-reader-writer.js';
-import { updateBlock } from './block-reader-writer.js';
-import { decrementHandle, incrementHandle } from './handles.js';
+import { incrementHandle } from './handles.js';
 import type { IpamContext } from './ipam-context.js';
+import { writeCountedBlock } from './write-counted-block.js';
 
 /** Arguments of {@link assignFromExistingBlock}. */
 export interface AssignFromBlockArgs {
@@ -45,15 +44,13 @@ export async function assignFromExistingBlock(
     });
     if (!counted.ok) return { kind: 'maxAllocReached' };
   }
-  try {
-    await updateBlock(ctx, loaded.kv, block);
-  } catch (e) {
-    // An `Unavailable` write may have applied: keep the count, since a handle that over-counts is
-    // cleaned up by releaseByHandle but an address its handle does not count leaks.
-    if (args.handleId !== undefined && !isIpamError(e, 'Unavailable')) {
-      await decrementHandle(ctx, { handleId: args.handleId, blockCidr, count: ips.length });
-    }
-    throw e;
-  }
+  await writeCountedBlock(
+    ctx,
+    loaded.kv,
+    block,
+    args.handleId === undefined
+      ? undefined
+      : { handleId: args.handleId, blockCidr, count: ips.length },
+  );
   return { kind: 'assigned', ips };
 }

@@ -11,16 +11,12 @@ import { enabledPools } from '../pools/enabled-pools.js';
 import { blockCidrForIp, poolForIp } from '../pools/pool-for-ip.js';
 import { affinityFor } from './auto-assign.js';
 import type { LoadedBlock } from './block-reader-writer.js';
-import {
-  claimAffineBlock,
-  getPendingAffinity,
-  queryBlock,
-  updateBlock,
-} from './block-reader-writer.js';
-import { decrementHandle, incrementHandle } from './handles.js';
+import { claimAffineBlock, getPendingAffinity, queryBlock } from './block-reader-writer.js';
+import { incrementHandle } from './handles.js';
 import type { IpamContext } from './ipam-context.js';
 import { loadConfig, loadPools } from './ipam-reads.js';
 import { existingAllocationsForCappedHandle } from './ips-by-handle.js';
+import { writeCountedBlock } from './write-counted-block.js';
 
 /** A request for one specific address (Calico's `AssignIPArgs`). */
 export interface AssignIpArgs {
@@ -122,12 +118,11 @@ export async function assignIp(ctx: IpamContext, args: AssignIpArgs): Promise<vo
         );
       }
     }
-    try {
-      await updateBlock(ctx, loaded.kv, next);
-    } catch (e) {
-      if (args.handleId !== undefined)
-        await decrementHandle(ctx, { handleId: args.handleId, blockCidr, count: 1 });
-      throw e;
-    }
+    await writeCountedBlock(
+      ctx,
+      loaded.kv,
+      next,
+      args.handleId === undefined ? undefined : { handleId: args.handleId, blockCidr, count: 1 },
+    );
   });
 }

@@ -16,6 +16,7 @@ import type { AllocationAttribute } from '../model/block.js';
 import { enabledPools } from '../pools/enabled-pools.js';
 import { blockCidrForIp, poolForIp } from '../pools/pool-for-ip.js';
 import { queryBlock, updateBlock } from './block-reader-writer.js';
+import { writeCountedBlock } from './write-counted-block.js';
 import { decrementHandle, incrementHandle } from './handles.js';
 import type { IpamContext } from './ipam-context.js';
 import { loadConfig, loadPools } from './ipam-reads.js';
@@ -93,13 +94,9 @@ export async function moveIpToHandle(
   await withCasRetry(async () => {
     const loaded = await queryBlock(ctx, cidr, config.ipCooldownSeconds);
     const next = moveIpToHandleInBlock(loaded.block, args);
-    await incrementHandle(ctx, { handleId: args.newHandleId, blockCidr: cidr, count: 1 });
-    try {
-      await updateBlock(ctx, loaded.kv, next);
-    } catch (e) {
-      await decrementHandle(ctx, { handleId: args.newHandleId, blockCidr: cidr, count: 1 });
-      throw e;
-    }
+    const counted = { handleId: args.newHandleId, blockCidr: cidr, count: 1 };
+    await incrementHandle(ctx, counted);
+    await writeCountedBlock(ctx, loaded.kv, next, counted);
   });
   await decrementHandle(ctx, { handleId: args.handleId, blockCidr: cidr, count: 1 });
 }

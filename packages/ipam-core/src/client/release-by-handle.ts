@@ -49,8 +49,9 @@ export async function releaseByHandle(
         }
         return r;
       });
-      // When the block had nothing of ours left, the handle over-counted: drop its whole entry.
-      const count = done ? done.count : (handle.value.block[cidr] ?? 0);
+      // Every address of the handle in this block is released now, so whatever the handle counted
+      // there beyond them was an over-count (a write whose outcome was unknown): drop it too.
+      const count = Math.max(done?.count ?? 0, handle.value.block[cidr] ?? 0);
       await decrementHandle(ctx, { handleId: id, blockCidr: cidr, count }).catch(() => undefined);
       if (done)
         await ensureConsistentAffinity(ctx, done.block, config.ipCooldownSeconds).catch(
