@@ -33,6 +33,7 @@ function ctl(args: string[], input?: string) {
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+// Each step spawns the real binary (a Node start-up each): give the flows room on a loaded machine.
 describe('bin/netledgerctl', () => {
   it('creates a pool, assigns on two nodes, shows blocks and checks', () => {
     expect(
@@ -85,7 +86,7 @@ describe('bin/netledgerctl', () => {
     const check = ctl(['ipam', 'check']);
     expect(check).toMatchObject({ code: 0, stderr: '' });
     expect(check.stdout).toContain('Check complete; found 0 problems.\n');
-  });
+  }, 120_000);
 
   it('gives one line on stderr and a non-zero exit for bad input', () => {
     expect(ctl(['ipam', 'show', '--nope'])).toMatchObject({ code: 2, stdout: '' });
@@ -102,5 +103,5 @@ describe('bin/netledgerctl', () => {
     expect(missing.status).toBe(1);
     expect(missing.stderr).toMatch(/^Error: no datastore at [^\n]+\n$/);
     expect(ctl(['--help']).stdout).toContain('datastore migrate export');
-  });
+  }, 120_000);
 });

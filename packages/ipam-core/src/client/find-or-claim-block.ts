@@ -4,6 +4,7 @@ import { withCasRetry, DATASTORE_RETRIES } from '../cas-retry.js';
 import { numFreeAddresses } from '../block/block-queries.js';
 import type { HostReservedAttr } from '../block/new-block.js';
 import type { IpamConfig } from '../config/ipam-config.js';
+import type { KVPair } from '../datastore/datastore.js';
 import { IpamError, isIpamError } from '../errors.js';
 import type { IPPool } from '../model/resources.js';
 import type { LoadedBlock } from './block-reader-writer.js';
@@ -15,7 +16,8 @@ import type { AffinityConfig, IpamContext } from './ipam-context.js';
 export interface BlockAssignState {
   readonly affinity: AffinityConfig;
   readonly pools: readonly IPPool[];
-  readonly remainingAffineBlocks: string[];
+  /** The host's affinities not tried yet, as listed (re-read only when a retry needs to). */
+  readonly remainingAffineBlocks: KVPair<'BlockAffinity'>[];
   allowNewClaim: boolean;
   readonly reservations: AddressFilter;
   readonly hostReserved?: HostReservedAttr;
@@ -43,12 +45,13 @@ export async function findOrClaimBlock(
     ...(state.hostReserved && { hostReserved: state.hostReserved }),
   };
   while (state.remainingAffineBlocks.length > 0) {
-    const cidr = state.remainingAffineBlocks.shift()!;
+    const listed = state.remainingAffineBlocks.shift()!;
+    const cidr = listed.key.cidr;
     if (state.reservations.matchesWholeCidr(parseCidr(cidr))) continue;
     let found: LoadedBlock | undefined;
     try {
-      found = await withCasRetry(async () => {
-        const aff = await ctx.ds.get(affinityKey(state.affinity, cidr));
+      found = await withCasRetry(async (attempt) => {
+        const aff = attempt === 0 ? listed : await ctx.ds.get(affinityKey(state.affinity, cidr));
         return getBlockFromAffinity(ctx, aff, state.affinity, claimOptions);
       });
     } catch (e) {

@@ -1,6 +1,7 @@
 import { cidrContainsCidr, parseCidr } from '@netledger/accounting';
 import { withCasRetry } from '../cas-retry.js';
 import type { IpamConfig } from '../config/ipam-config.js';
+import type { KVPair } from '../datastore/datastore.js';
 import { IpamError, isIpamError } from '../errors.js';
 import type { IPPool, IPPoolAllowedUse } from '../model/resources.js';
 import { poolCidrOf } from '../pools/pool-cidr.js';
@@ -29,7 +30,8 @@ export interface PrepareArgs {
 /** The pools a request may draw from, and the host's affine blocks inside them (store order). */
 export interface PreparedHost {
   readonly pools: IPPool[];
-  readonly affineBlocks: string[];
+  /** The affinities as listed, so the first look at each needs no second read. */
+  readonly affineBlocks: KVPair<'BlockAffinity'>[];
 }
 
 const inAny = (cidr: string, pools: readonly IPPool[]): boolean => {
@@ -51,6 +53,14 @@ export async function prepareAffinityBlocksForHost(
   args: PrepareArgs,
 ): Promise<PreparedHost> {
   const host = args.affinity.host;
+  // Independent reads, started together; the affinities are only looked at once the node checks out.
+  const listing = ctx.ds.list({
+    kind: 'BlockAffinity',
+    host,
+    affinityType: args.affinity.affinityType,
+    ipVersion: args.version,
+  });
+  listing.catch(() => undefined);
   let labels: Readonly<Record<string, string>> = {};
   if (args.use !== 'LoadBalancer') {
     try {
@@ -87,17 +97,12 @@ export async function prepareAffinityBlocksForHost(
       `cannot find a qualified ippool, no pools match the required use (${args.use})`,
     );
   }
-  const { items } = await ctx.ds.list({
-    kind: 'BlockAffinity',
-    host,
-    affinityType: args.affinity.affinityType,
-    ipVersion: args.version,
-  });
-  const affineBlocks: string[] = [];
+  const { items } = await listing;
+  const affineBlocks: KVPair<'BlockAffinity'>[] = [];
   for (const kv of items) {
     const cidr = kv.key.cidr;
     if (inAny(cidr, allowed)) {
-      affineBlocks.push(cidr);
+      affineBlocks.push(kv);
       continue;
     }
     if (inAny(cidr, selected)) continue;
