@@ -1,2 +1,3 @@
 // Runs every benchmark of this package, one after another.
 await import('./ipam-core-bench.js');
+await import('./cni-bench.js');

@@ -1,0 +1,34 @@
+import { createRequire } from 'node:module';
+import * as ipamCore from '@netledger/ipam-core';
+import type * as OpenEtcd from './open-etcd.js';
+
+/**
+ * The etcd adapter, compiled only when a config asks for etcdv3: build.mjs embeds it in the
+ * bundle as brotli-compressed CommonJS text (`netledger:etcd-chunk`). Its `@netledger/ipam-core`
+ * import is answered with this bundle's copy, so there is one IpamError class.
+ */
+export function loadEtcdChunk(): Promise<typeof OpenEtcd> {
+  loaded ??= evaluateChunk();
+  return loaded;
+}
+
+let loaded: Promise<typeof OpenEtcd> | undefined;
+
+async function evaluateChunk(): Promise<typeof OpenEtcd> {
+  const { default: compressed } = await import('netledger:etcd-chunk');
+  const { brotliDecompressSync } = await import('node:zlib');
+  const code = brotliDecompressSync(Buffer.from(compressed, 'base64')).toString('utf8');
+  const nodeRequire = createRequire(import.meta.url);
+  const chunkRequire = (id: string): unknown =>
+    id === '@netledger/ipam-core' ? ipamCore : nodeRequire(id);
+  const module = { exports: {} as typeof OpenEtcd };
+  // The chunk is our own build output, embedded at build time; nothing from outside is evaluated.
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval
+  const evaluate = new Function('require', 'module', 'exports', code) as (
+    r: typeof chunkRequire,
+    m: typeof module,
+    e: typeof OpenEtcd,
+  ) => void;
+  evaluate(chunkRequire, module, module.exports);
+  return module.exports;
+}

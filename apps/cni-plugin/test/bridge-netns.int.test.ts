@@ -1,0 +1,220 @@
+// End to end in throwaway namespaces: Debian's bridge plugin with "ipam": netledger-ipam, and the
+// same harness with Debian's host-local on an equal /24, side by side.
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { createFileDatastore } from '@netledger/datastore-file';
+import { createIpamClient, isIpamError } from '@netledger/ipam-core';
+import type { IpamClient } from '@netledger/ipam-core';
+import { createTempDir } from '@netledger/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createNetnsHarness, pooled, requireNetnsPrerequisites } from './netns-harness.js';
+import type { PluginRun } from './netns-harness.js';
+
+const CONTAINERS = 50;
+const PARALLEL = 5;
+const COOLDOWN_S = 20;
+
+interface Variant {
+  readonly name: 'netledger-ipam' | 'host-local';
+  readonly subnet: string;
+  ipam(tmp: string): Record<string, unknown>;
+}
+
+const variants: Variant[] = [
+  {
+    name: 'netledger-ipam',
+    subnet: '10.123.0.',
+    ipam: (tmp) => ({
+      type: 'netledger-ipam',
+      nodename: 'e2e-node',
+      datastore_path: join(tmp, 'store', 'datastore.json'),
+      ipam_lock_file: join(tmp, 'lock', 'ipam.lock'),
+      log_level: 'error',
+    }),
+  },
+  {
+    name: 'host-local',
+    subnet: '10.124.0.',
+    ipam: (tmp) => ({
+      type: 'host-local',
+      subnet: '10.124.0.0/24',
+      dataDir: join(tmp, 'host-local'),
+    }),
+  },
+];
+
+const timings: Record<string, { add: number[]; del: number[] }> = {};
+const p50 = (xs: number[]): number =>
+  [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
+
+afterAll(() => {
+  const rows = Object.entries(timings).map(
+    ([name, t]) =>
+      `${name.padEnd(15)} bridge ADD p50 ${p50(t.add).toFixed(0)} ms, DEL p50 ${p50(t.del).toFixed(0)} ms`,
+  );
+  if (rows.length > 0)
+    console.log(`bridge + IPAM, ${CONTAINERS} containers each:\n${rows.join('\n')}`);
+});
+
+describe.each(variants)('bridge with $name', (variant) => {
+  let tmp: { path: string; remove: () => Promise<void> };
+  let h: ReturnType<typeof createNetnsHarness>;
+  let conf: Record<string, unknown>;
+  let deleted = 0;
+  const containers: {
+    id: string;
+    netns: string;
+    result?: Record<string, unknown>;
+    address?: string;
+  }[] = [];
+
+  const withClient = async <T>(fn: (c: IpamClient) => Promise<T>): Promise<T> => {
+    const ds = await createFileDatastore({ path: join(tmp.path, 'store', 'datastore.json') });
+    try {
+      return await fn(createIpamClient({ datastore: ds }));
+    } finally {
+      await ds.close();
+    }
+  };
+
+  const expectOk = (r: PluginRun, what: string): void => {
+    if (r.status !== 0) throw new Error(`${what} failed (${r.status}): ${r.stdout}${r.stderr}`);
+  };
+
+  beforeAll(async () => {
+    requireNetnsPrerequisites();
+    tmp = await createTempDir('netledger-cni-e2e-');
+    h = createNetnsHarness(variant.name === 'host-local' ? 'hl' : 'nl');
+    conf = {
+      cniVersion: '1.0.0',
+      name: `e2e-${variant.name}`,
+      type: 'bridge',
+      bridge: `nlbr${h.suffix}`,
+      ipam: variant.ipam(tmp.path),
+    };
+    if (variant.name === 'netledger-ipam') {
+      await withClient(async (c) => {
+        await c.pools.create({ metadata: { name: 'e2e' }, spec: { cidr: '10.123.0.0/24' } });
+        await c.setIpamConfig({ ...(await c.getIpamConfig()), ipCooldownSeconds: COOLDOWN_S });
+      });
+    }
+    for (let i = 0; i < CONTAINERS; i++)
+      containers.push({ id: `e2e${i}${h.suffix}`, netns: h.container(i) });
+    timings[variant.name] = { add: [], del: [] };
+  }, 120_000);
+
+  afterAll(async () => {
+    h?.cleanup();
+    await tmp?.remove();
+  });
+
+  it(`ADD of ${CONTAINERS} containers: each interface holds the address the result names`, async () => {
+    const addOne = async (c: (typeof containers)[number]): Promise<void> => {
+      const r = await h.runPlugin('bridge', 'ADD', { containerId: c.id, netns: c.netns, conf });
+      expectOk(r, `ADD ${c.id}`);
+      timings[variant.name]!.add.push(r.ms);
+      c.result = r.json;
+      const ips = r.json!['ips'] as { address: string }[];
+      expect(ips).toHaveLength(1);
+      c.address = ips[0]!.address;
+    };
+    await addOne(containers[0]!); // creates the bridge; the rest run in parallel
+    // A Linux bridge takes the lowest MAC of its ports unless one is set, and bridge's CHECK
+    // compares the MAC in prevResult: pin it, as a runtime's long-lived bridge would be.
+    const bridge = (containers[0]!.result!['interfaces'] as { name: string; mac: string }[])[0]!;
+    h.setMac(bridge.name, bridge.mac);
+    await pooled(containers.slice(1), PARALLEL, addOne);
+    for (const c of containers) {
+      expect(c.address!.startsWith(variant.subnet)).toBe(true);
+      expect(h.addresses(c.netns)).toEqual([c.address]);
+    }
+    expect(new Set(containers.map((c) => c.address)).size).toBe(CONTAINERS);
+    if (variant.name === 'netledger-ipam') {
+      for (const c of containers) expect(c.address).toMatch(/\/26$/);
+    }
+  }, 300_000);
+
+  it('CHECK passes while attached', async () => {
+    const runs = await pooled(containers, PARALLEL, (c) =>
+      h.runPlugin('bridge', 'CHECK', {
+        containerId: c.id,
+        netns: c.netns,
+        conf: { ...conf, prevResult: c.result },
+      }),
+    );
+    for (const r of runs) expectOk(r, 'CHECK');
+  }, 300_000);
+
+  it('DEL removes the interfaces and frees the addresses; CHECK then fails', async () => {
+    const dels = await pooled(containers, PARALLEL, (c) =>
+      h.runPlugin('bridge', 'DEL', { containerId: c.id, netns: c.netns, conf }),
+    );
+    deleted = Date.now();
+    for (const r of dels) {
+      expectOk(r, 'DEL');
+      timings[variant.name]!.del.push(r.ms);
+    }
+    for (const c of containers) expect(h.hasLink(c.netns)).toBe(false);
+    const checks = await pooled(containers, PARALLEL, (c) =>
+      h.runPlugin('bridge', 'CHECK', {
+        containerId: c.id,
+        netns: c.netns,
+        conf: { ...conf, prevResult: c.result },
+      }),
+    );
+    for (const r of checks) expect(r.status).not.toBe(0);
+    if (variant.name === 'netledger-ipam') {
+      expect(checks[0]!.json).toMatchObject({
+        msg: expect.stringContaining('no addresses are allocated'),
+      });
+    } else {
+      expect(checks[0]!.json).toMatchObject({
+        msg: expect.stringContaining('Failed to find address'),
+      });
+      const leases = readdirSync(join(tmp.path, 'host-local', conf['name'] as string));
+      expect(leases.filter((f) => f.startsWith('10.124.'))).toEqual([]);
+    }
+    // A second DEL of the same container succeeds (the runtime may retry).
+    expectOk(
+      await h.runPlugin('bridge', 'DEL', {
+        containerId: containers[0]!.id,
+        netns: containers[0]!.netns,
+        conf,
+      }),
+      'second DEL',
+    );
+  }, 300_000);
+
+  it('the addresses return to the pool (netledger-ipam: after the cooldown)', async () => {
+    if (variant.name === 'host-local') {
+      // host-local has no cooldown: a released lease file is gone and the address is free.
+      const leases = readdirSync(join(tmp.path, 'host-local', conf['name'] as string));
+      expect(leases.filter((f) => f.startsWith('10.124.'))).toEqual([]);
+      return;
+    }
+    const ips = containers.map((c) => c.address!.split('/')[0]!);
+    const probe = (ip: string, c: IpamClient) =>
+      c.assignIp({ ip, hostname: 'e2e-node', handleId: 'e2e-probe', intendedUse: 'Workload' });
+    await withClient(async (c) => {
+      for (const ip of ips) {
+        const handles = await c
+          .ipsByHandle(`e2e-netledger-ipam.${containers[ips.indexOf(ip)]!.id}`)
+          .catch((e: unknown) => {
+            if (isIpamError(e, 'DoesNotExist')) return [];
+            throw e;
+          });
+        expect(handles).toEqual([]);
+      }
+      // Still cooling down: the last container deleted.
+      await expect(probe(ips.at(-1)!, c)).rejects.toMatchObject({ code: 'AlreadyExists' });
+    });
+    await new Promise((r) =>
+      setTimeout(r, Math.max(0, COOLDOWN_S * 1000 + 1100 - (Date.now() - deleted))),
+    );
+    await withClient(async (c) => {
+      for (const ip of ips) await probe(ip, c);
+      expect((await c.ipsByHandle('e2e-probe')).length).toBe(CONTAINERS);
+      await c.releaseByHandle('e2e-probe');
+    });
+  }, 120_000);
+});

@@ -1,0 +1,69 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createTempDir } from '@netledger/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cniEnv, execPlugin, requirePlugin } from './exec-harness.js';
+
+// gRPC (the etcd client) is the only user of http2; its presence in the builtin-module list
+// tells whether the etcd adapter was evaluated.
+let dir: { path: string; remove: () => Promise<void> };
+let probe: string;
+
+beforeAll(async () => {
+  requirePlugin();
+  dir = await createTempDir('netledger-cni-lazy-');
+  probe = join(dir.path, 'probe.mjs');
+  writeFileSync(
+    probe,
+    "process.on('exit', () => process.stderr.write(`\\nHTTP2_LOADED=${process.moduleLoadList.includes('NativeModule http2')}\\n`));\n",
+  );
+});
+afterAll(async () => {
+  await dir?.remove();
+});
+
+const conf = (ipam: Record<string, unknown>): string =>
+  JSON.stringify({
+    cniVersion: '1.1.0',
+    name: 'lazy',
+    ipam: {
+      type: 'netledger-ipam',
+      nodename: 'n',
+      ipam_lock_file: join(dir.path, 'l'),
+      log_level: 'error',
+      ...ipam,
+    },
+  });
+
+describe('datastore adapters are loaded lazily', () => {
+  it('the file store never evaluates the etcd client', () => {
+    const r = execPlugin(
+      cniEnv('STATUS', ''),
+      conf({ datastore_path: join(dir.path, 'ds.json') }),
+      ['--import', probe],
+    );
+    expect(r.json).toMatchObject({ code: 50 });
+    expect(r.stderr).toContain('HTTP2_LOADED=false');
+  });
+
+  it('etcdv3 does (and reports an unreachable etcd as unavailable)', () => {
+    const r = execPlugin(
+      cniEnv('STATUS', ''),
+      conf({ datastore_type: 'etcdv3', etcd_endpoints: 'http://127.0.0.1:9' }),
+      ['--import', probe],
+    );
+    expect(r.stderr).toContain('HTTP2_LOADED=true');
+    expect(r.json).toMatchObject({
+      code: 50,
+      msg: expect.stringContaining('datastore unavailable'),
+    });
+  }, 60_000);
+
+  it('an invalid etcd endpoint is an invalid network config (7)', () => {
+    const r = execPlugin(
+      cniEnv('ADD'),
+      conf({ datastore_type: 'etcdv3', etcd_endpoints: 'ftp://x' }),
+    );
+    expect(r.json).toMatchObject({ code: 7, msg: expect.stringContaining('ftp://x') });
+  });
+});

@@ -1,0 +1,70 @@
+import { formatCidr, parseCidr } from '@netledger/accounting';
+import type { CniError } from './cni-error.js';
+import { compareVersions } from './spec-versions.js';
+import type { SpecVersion } from './spec-versions.js';
+
+/** What ADD produced: addresses with their prefix (the block's, or /32 and /128 for `IP=`). */
+export interface IpamResult {
+  readonly ips: readonly string[];
+}
+
+/** One IP of a result, in the spec version's shape. */
+export interface ResultIp {
+  readonly version?: '4' | '6';
+  readonly address: string;
+}
+
+/** A result in the requested spec version's shape. */
+export interface CniResultJson {
+  readonly cniVersion: SpecVersion;
+  readonly ips: ResultIp[];
+  readonly routes: { readonly dst: string }[];
+}
+
+/** The error JSON of the specification. */
+export interface CniErrorJson {
+  readonly cniVersion?: string;
+  readonly code: number;
+  readonly msg: string;
+  readonly details?: string;
+}
+
+/**
+ * The route calico-ipam returns for an address: its own prefix as destination, but with the host
+ * bits masked off. Calico prints the address itself (`10.0.0.5/26`); the kernel refuses such a
+ * destination (EINVAL), which breaks plugins that install result routes, such as `bridge`.
+ */
+export function routeFor(address: string): { dst: string } {
+  return { dst: formatCidr(parseCidr(address, { strict: false })) };
+}
+
+/**
+ * Formats an ADD result for the requested version: 0.3.x and 0.4.0 carry `"version": "4"|"6"` on
+ * each IP, 1.x does not. One route per address ({@link routeFor}); no gateway, no interfaces, no
+ * DNS, as calico-ipam.
+ */
+export function formatResult(result: IpamResult, cniVersion: SpecVersion): CniResultJson {
+  const legacy = compareVersions(cniVersion, '1.0.0') < 0;
+  return {
+    cniVersion,
+    ips: result.ips.map((address) =>
+      legacy ? { version: address.includes(':') ? '6' : '4', address } : { address },
+    ),
+    routes: result.ips.map(routeFor),
+  };
+}
+
+/** The error JSON for a {@link CniError}; `details` only when set, `cniVersion` when known. */
+export function formatError(e: CniError, cniVersion?: string): CniErrorJson {
+  return {
+    ...(cniVersion !== undefined && { cniVersion }),
+    code: e.code,
+    msg: e.message,
+    ...(e.details !== undefined && e.details !== '' && { details: e.details }),
+  };
+}
+
+/** Prints JSON the way libcni does: indented by four spaces. */
+export function printJson(value: unknown): string {
+  return `${JSON.stringify(value, null, 4)}\n`;
+}

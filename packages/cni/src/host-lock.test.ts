@@ -1,0 +1,80 @@
+import { spawnSync } from 'node:child_process';
+import { readlinkSync } from 'node:fs';
+import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createTempDir } from '@netledger/testkit';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { acquireHostLock } from './host-lock.js';
+import { silentLogger } from './logger.js';
+
+let dir: { path: string; remove: () => Promise<void> };
+beforeEach(async () => {
+  dir = await createTempDir('netledger-cni-lock-');
+});
+afterEach(async () => {
+  await dir.remove();
+});
+
+const opts = (timeoutMs = 2000) => ({
+  path: join(dir.path, 'sub', 'ipam.lock'),
+  timeoutMs,
+  log: silentLogger,
+});
+
+describe('acquireHostLock', () => {
+  it('serialises holders and leaves no files behind', async () => {
+    const first = await acquireHostLock(opts());
+    expect(first).toBeDefined();
+    let second = false;
+    const waiting = acquireHostLock(opts()).then((l) => {
+      second = true;
+      return l;
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(second).toBe(false);
+    await first!.release();
+    const l2 = await waiting;
+    expect(second).toBe(true);
+    await l2!.release();
+    expect(await readdir(join(dir.path, 'sub'))).toEqual([]);
+  });
+
+  it('writes pid, start time and pid namespace into the lock', async () => {
+    const l = await acquireHostLock(opts());
+    const text = await readFile(opts().path, 'utf8');
+    expect(text).toMatch(new RegExp(`^${process.pid} \\d+ pid:\\[\\d+\\]\\n$`));
+    await l!.release();
+  });
+
+  it('breaks the lock of a dead process and of an unreadable record', async () => {
+    const dead = spawnSync('true').pid;
+    const pidns = readlinkSync('/proc/self/ns/pid');
+    await acquireHostLock(opts()).then((l) => l!.release());
+    await writeFile(opts().path, `${dead} 12345 ${pidns}\n`);
+    const l = await acquireHostLock(opts(500));
+    expect(l).toBeDefined();
+    await l!.release();
+    await writeFile(opts().path, 'garbage');
+    const l2 = await acquireHostLock(opts(500));
+    expect(l2).toBeDefined();
+    await l2!.release();
+  });
+
+  it('gives up on a live holder with TryAgainLater (11) naming its pid', async () => {
+    const held = await acquireHostLock(opts());
+    await expect(acquireHostLock(opts(100))).rejects.toMatchObject({
+      code: 11,
+      message: expect.stringContaining(`held by pid ${process.pid}; gave up after 100 ms`),
+    });
+    await held!.release();
+  });
+
+  it('proceeds without a lock where none can be created (best effort)', async () => {
+    const warnings: string[] = [];
+    const log = { ...silentLogger, warning: (m: string) => void warnings.push(m) };
+    await writeFile(join(dir.path, 'file'), '');
+    const path = join(dir.path, 'file', 'ipam.lock');
+    expect(await acquireHostLock({ path, timeoutMs: 100, log })).toBeUndefined();
+    expect(warnings[0]).toContain('continuing without it');
+  });
+});

@@ -1,0 +1,181 @@
+import { randomBytes } from 'node:crypto';
+import { watch } from 'node:fs';
+import type { FSWatcher } from 'node:fs';
+import { link, mkdir, readFile, readlink, unlink, writeFile } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
+import { CniError, CniErrorCode } from './cni-error.js';
+import type { Logger } from './logger.js';
+
+/** A held host lock. */
+export interface HostLock {
+  release(): Promise<void>;
+}
+
+/** Options of {@link acquireHostLock}. */
+export interface HostLockOptions {
+  /** The lock file (`ipam_lock_file`). */
+  readonly path: string;
+  /** How long to wait for a live holder before `TryAgainLater` (11). */
+  readonly timeoutMs: number;
+  readonly log: Logger;
+}
+
+interface Holder {
+  readonly pid: number;
+  readonly start: string;
+  readonly pidns: string;
+}
+
+const errno = (e: unknown): string | undefined => (e as NodeJS.ErrnoException | undefined)?.code;
+
+/** Field 22 of /proc/<pid>/stat (start time in clock ticks): tells a reused pid apart. */
+async function startTime(pid: number | 'self'): Promise<string | undefined> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
+async function pidNamespace(): Promise<string> {
+  return readlink('/proc/self/ns/pid').catch(() => '');
+}
+
+const parseHolder = (text: string): Holder | undefined => {
+  const [pid, start, pidns] = text.trim().split(' ');
+  const n = Number(pid);
+  return Number.isSafeInteger(n) && n > 0 && start
+    ? { pid: n, start, pidns: pidns ?? '' }
+    : undefined;
+};
+
+/** Dead when the pid is gone or was reused; a holder in another pid namespace is presumed alive. */
+async function isDead(holder: Holder, ownPidns: string): Promise<boolean> {
+  if (holder.pidns !== ownPidns) return false;
+  const start = await startTime(holder.pid);
+  return start === undefined || start !== holder.start;
+}
+
+const readText = (path: string): Promise<string | undefined> =>
+  readFile(path, 'utf8').catch((e: unknown) => {
+    if (errno(e) === 'ENOENT') return undefined;
+    throw e;
+  });
+
+/**
+ * Takes the host-wide IPAM lock, which serialises ADD, DEL and GC on one host (CAS still
+ * protects across hosts). The lock file is created by `link(2)` from a private file holding
+ * `<pid> <start time> <pid namespace>`, so it never appears half-written; a holder that died
+ * (pid gone or reused) is broken under `<path>.break`. Best effort like calico-ipam's: when the
+ * lock cannot be created at all (read-only or unwritable location), it logs and returns
+ * `undefined`, and the caller proceeds unlocked. Waiting longer than `timeoutMs` for a live holder
+ * fails `TryAgainLater` (11) naming the holder's pid.
+ */
+export async function acquireHostLock(opts: HostLockOptions): Promise<HostLock | undefined> {
+  const { path } = opts;
+  const pidns = await pidNamespace();
+  const text = `${process.pid} ${(await startTime('self')) ?? '0'} ${pidns}\n`;
+  const own = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  try {
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(own, text, { mode: 0o644 });
+  } catch (e) {
+    opts.log.warning(
+      `cannot create IPAM lock ${path} (${errno(e) ?? String(e)}): continuing without it`,
+    );
+    return undefined;
+  }
+  const tryLink = async (target: string): Promise<boolean> => {
+    try {
+      await link(own, target);
+      return true;
+    } catch (e) {
+      if (errno(e) === 'EEXIST') return false;
+      throw e;
+    }
+  };
+  const removeIfSame = async (target: string, seen: string): Promise<void> => {
+    if ((await readText(target)) === seen) await unlink(target).catch(() => undefined);
+  };
+  const breakStale = async (seen: string): Promise<void> => {
+    if (!(await tryLink(`${path}.break`))) {
+      const breaker = await readText(`${path}.break`);
+      const h = breaker === undefined ? undefined : parseHolder(breaker);
+      if (breaker !== undefined && h && (await isDead(h, pidns)))
+        await removeIfSame(`${path}.break`, breaker);
+      return;
+    }
+    try {
+      await removeIfSame(path, seen);
+    } finally {
+      await unlink(`${path}.break`).catch(() => undefined);
+    }
+  };
+
+  // Waiters sleep until the lock's directory changes (inotify) instead of polling hard: on a
+  // busy host, polling waiters steal the CPU the holder needs to finish. A slow poll remains as
+  // a backstop for missed events and for holders that die.
+  let wake: (() => void) | undefined;
+  let watcher: FSWatcher | undefined;
+  let watchTried = false;
+  const waitForChange = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        wake = undefined;
+        resolve();
+      }
+      wake = done;
+    });
+  const deadline = Date.now() + opts.timeoutMs;
+  try {
+    for (;;) {
+      if (await tryLink(path)) break;
+      const seen = await readText(path);
+      if (seen === undefined) continue;
+      const holder = parseHolder(seen);
+      if (!holder || (await isDead(holder, pidns))) {
+        await breakStale(seen);
+        continue;
+      }
+      if (Date.now() >= deadline) {
+        throw new CniError(
+          CniErrorCode.TryAgainLater,
+          `IPAM lock ${path} is held by pid ${holder.pid}; gave up after ${opts.timeoutMs} ms`,
+        );
+      }
+      if (!watchTried) {
+        // Watch first, then try again: a release between our try and the watch is not missed.
+        watchTried = true;
+        try {
+          const name = basename(path);
+          watcher = watch(dirname(path), (_event, file) => {
+            // Only the lock's own name: the directory may hold busy files (a datastore).
+            if (file === null || file === name) wake?.();
+          });
+        } catch {
+          // No inotify: the backstop poll alone, faster.
+        }
+        continue;
+      }
+      await waitForChange(watcher ? 50 : 5);
+    }
+  } catch (e) {
+    watcher?.close();
+    await unlink(own).catch(() => undefined);
+    if (e instanceof CniError) throw e;
+    opts.log.warning(
+      `failed to take IPAM lock ${path} (${errno(e) ?? String(e)}): continuing without it`,
+    );
+    return undefined;
+  }
+  watcher?.close();
+  await unlink(own).catch(() => undefined);
+  return {
+    release: async () => {
+      await removeIfSame(path, text);
+    },
+  };
+}

@@ -1,0 +1,43 @@
+export { CniError, CniErrorCode, toCniError } from './cni-error.js';
+export type { CniErrorCodeValue } from './cni-error.js';
+export {
+  CURRENT_VERSION,
+  SUPPORTED_VERSIONS,
+  compareVersions,
+  isSupportedVersion,
+  versionInfo,
+} from './spec-versions.js';
+export type { SpecVersion } from './spec-versions.js';
+export { parseCniRequest } from './cni-request.js';
+export type { CniCommand, CniRequest, Env } from './cni-request.js';
+export { parseCniArgs } from './cni-args.js';
+export type { CniArgs } from './cni-args.js';
+export {
+  DEFAULT_LOCK_FILE,
+  DEFAULT_NODENAME_FILE,
+  decodeConfigHeader,
+  parseNetConf,
+} from './net-conf.js';
+export type { Attachment, DatastoreConf, IpamConf, LogLevel, NetConf } from './net-conf.js';
+export { formatError, formatResult, printJson, routeFor } from './cni-result.js';
+export type { CniErrorJson, CniResultJson, IpamResult, ResultIp } from './cni-result.js';
+export {
+  allocationAttrs,
+  goUtcTimestamp,
+  handleIdFor,
+  workloadIdFor,
+} from './workload-identity.js';
+export { resolveNodename } from './nodename.js';
+export type { NodenameSources } from './nodename.js';
+export { createLogger, silentLogger } from './logger.js';
+export type { Logger } from './logger.js';
+export { acquireHostLock } from './host-lock.js';
+export type { HostLock, HostLockOptions } from './host-lock.js';
+export { cmdAdd } from './cmd-add.js';
+export { cmdDel } from './cmd-del.js';
+export { cmdCheck } from './cmd-check.js';
+export { cmdGc } from './cmd-gc.js';
+export { cmdStatus } from './cmd-status.js';
+export type { CommandContext } from './command-context.js';
+export { DEFAULT_LOCK_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, runCniPlugin } from './run-plugin.js';
+export type { PluginDeps, PluginInvocation, PluginOutput } from './run-plugin.js';

@@ -1,0 +1,245 @@
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_LOCK_FILE,
+  DEFAULT_NODENAME_FILE,
+  decodeConfigHeader,
+  parseNetConf,
+} from './net-conf.js';
+
+const conf = (over: Record<string, unknown> = {}, ipam: Record<string, unknown> = {}): string =>
+  JSON.stringify({
+    cniVersion: '1.0.0',
+    name: 'net1',
+    ...over,
+    ipam: { type: 'netledger-ipam', ...ipam },
+  });
+
+describe('parseNetConf defaults', () => {
+  it('applies calico-ipam defaults', () => {
+    expect(parseNetConf(conf(), {})).toEqual({
+      cniVersion: '1.0.0',
+      name: 'net1',
+      ipam: {
+        type: 'netledger-ipam',
+        assignIpv4: true,
+        assignIpv6: false,
+        ipv4Pools: [],
+        ipv6Pools: [],
+        nodenameFile: DEFAULT_NODENAME_FILE,
+        datastore: { type: 'file' },
+        lockFile: DEFAULT_LOCK_FILE,
+        logLevel: 'info',
+      },
+    });
+  });
+});
+
+describe('parseNetConf fields', () => {
+  it.each<[string, string, Record<string, unknown>]>([
+    [
+      'assign_ipv4 "false" + assign_ipv6 "true"',
+      conf({}, { assign_ipv4: 'false', assign_ipv6: 'true' }),
+      { assignIpv4: false, assignIpv6: true },
+    ],
+    ['assign_ipv4 "no" still on', conf({}, { assign_ipv4: 'no' }), { assignIpv4: true }],
+    [
+      'assign_ipv6 "True" stays off (exact "true" only)',
+      conf({}, { assign_ipv6: 'True' }),
+      { assignIpv6: false },
+    ],
+    [
+      'pools by name and CIDR',
+      conf(
+        {},
+        { ipv4_pools: ['default', '10.0.0.0/16'], ipv6_pools: ['fd00::/64'], assign_ipv6: 'true' },
+      ),
+      { ipv4Pools: ['default', '10.0.0.0/16'], ipv6Pools: ['fd00::/64'] },
+    ],
+    [
+      'top-level keys (Calico layout)',
+      conf({
+        nodename: 'n1',
+        datastore_type: 'etcdv3',
+        etcd_endpoints: 'http://127.0.0.1:2379',
+        log_level: 'DEBUG',
+        ipam_lock_file: '/tmp/l',
+      }),
+      {
+        nodename: 'n1',
+        datastore: { type: 'etcdv3', endpoints: 'http://127.0.0.1:2379' },
+        logLevel: 'debug',
+        lockFile: '/tmp/l',
+      },
+    ],
+    [
+      'ipam keys win over top-level',
+      conf({ nodename: 'top' }, { nodename: 'inner' }),
+      { nodename: 'inner' },
+    ],
+    [
+      'nodename_file, hostname',
+      conf({}, { nodename_file: '/etc/nn', hostname: 'h' }),
+      { nodenameFile: '/etc/nn', hostname: 'h' },
+    ],
+    [
+      'datastore_path',
+      conf({}, { datastore_path: '/tmp/ds.json' }),
+      { datastore: { type: 'file', path: '/tmp/ds.json' } },
+    ],
+    [
+      'etcd TLS files and user',
+      conf(
+        {},
+        {
+          datastore_type: 'etcdv3',
+          etcd_endpoints: 'https://e:2379',
+          etcd_ca_cert_file: '/ca',
+          etcd_cert_file: '/c',
+          etcd_key_file: '/k',
+          etcd_username: 'u',
+          etcd_password: 'p',
+        },
+      ),
+      {
+        datastore: {
+          type: 'etcdv3',
+          endpoints: 'https://e:2379',
+          tls: { ca: '/ca', cert: '/c', key: '/k' },
+          username: 'u',
+          password: 'p',
+        },
+      },
+    ],
+    [
+      'etcd_authority + etcd_scheme',
+      conf({}, { datastore_type: 'etcdv3', etcd_authority: 'e:2379', etcd_scheme: 'https' }),
+      { datastore: { type: 'etcdv3', endpoints: 'https://e:2379' } },
+    ],
+    [
+      'log_level warn, log_file_path',
+      conf({}, { log_level: 'warn', log_file_path: '/var/log/x.log' }),
+      { logLevel: 'warning', logFilePath: '/var/log/x.log' },
+    ],
+  ])('%s', (_, text, expected) => {
+    expect(parseNetConf(text, {}).ipam).toMatchObject(expected);
+  });
+
+  it('falls back to libcalico environment variables', () => {
+    expect(
+      parseNetConf(conf(), {
+        DATASTORE_TYPE: 'etcdv3',
+        ETCD_ENDPOINTS: 'http://a:1',
+        ETCD_CA_CERT_FILE: '/ca',
+      }).ipam.datastore,
+    ).toEqual({ type: 'etcdv3', endpoints: 'http://a:1', tls: { ca: '/ca' } });
+    expect(
+      parseNetConf(conf({ datastore_type: 'file' }), { DATASTORE_TYPE: 'etcdv3' }).ipam.datastore
+        .type,
+    ).toBe('file');
+  });
+
+  it('reads prevResult addresses and valid-attachments', () => {
+    const parsed = parseNetConf(
+      conf({
+        prevResult: {
+          cniVersion: '1.0.0',
+          ips: [{ address: '10.0.0.5/26' }, { address: 'fd00::5/122' }],
+        },
+        'cni.dev/valid-attachments': [{ containerID: 'a', ifname: 'eth0' }, { containerID: 'b' }],
+      }),
+      {},
+    );
+    expect(parsed.prevResultIps).toEqual(['10.0.0.5', 'fd00::5']);
+    expect(parsed.validAttachments).toEqual([
+      { containerID: 'a', ifname: 'eth0' },
+      { containerID: 'b', ifname: '' },
+    ]);
+  });
+});
+
+describe('parseNetConf errors', () => {
+  it.each<[string, string, number, string]>([
+    ['not JSON', '{"name": ', 6, 'error unmarshalling network config'],
+    ['not an object', '[1]', 6, 'not a JSON object'],
+    ['no name', JSON.stringify({ cniVersion: '1.0.0' }), 7, 'missing network name'],
+    [
+      'bad name',
+      JSON.stringify({ cniVersion: '1.0.0', name: 'a b' }),
+      7,
+      'invalid characters found in network name',
+    ],
+    [
+      'cniVersion not a string',
+      JSON.stringify({ cniVersion: 1, name: 'n' }),
+      6,
+      'cniVersion must be a string',
+    ],
+    [
+      'assign_ipv4 as a boolean',
+      conf({}, { assign_ipv4: false }),
+      6,
+      'assign_ipv4 must be a JSON string',
+    ],
+    [
+      'ipam not an object',
+      JSON.stringify({ cniVersion: '1.0.0', name: 'n', ipam: 'x' }),
+      6,
+      'ipam must be an object',
+    ],
+    ['pools not a list', conf({}, { ipv4_pools: '10.0.0.0/8' }), 6, 'ipv4_pools must be a list'],
+    [
+      'bad pool CIDR',
+      conf({}, { ipv4_pools: ['10.0.0.0/99'] }),
+      7,
+      'error parsing pool "10.0.0.0/99"',
+    ],
+    [
+      'v6 pool in ipv4_pools',
+      conf({}, { ipv4_pools: ['fd00::/64'] }),
+      7,
+      `"fd00::" isn't a IPv4 address`,
+    ],
+    [
+      'v4 pool in ipv6_pools',
+      conf({}, { assign_ipv6: 'true', ipv6_pools: ['10.0.0.0/8'] }),
+      7,
+      `"10.0.0.0" isn't a IPv6 address`,
+    ],
+    ['nothing to assign', conf({}, { assign_ipv4: 'false' }), 7, 'nothing to assign'],
+    [
+      'kubernetes datastore',
+      conf({ datastore_type: 'kubernetes' }),
+      7,
+      'datastore_type "kubernetes" is not supported yet',
+    ],
+    [
+      'unknown datastore',
+      conf({}, { datastore_type: 'consul' }),
+      7,
+      'unknown datastore_type "consul"',
+    ],
+    ['etcd without endpoints', conf({}, { datastore_type: 'etcdv3' }), 7, 'needs etcd_endpoints'],
+    [
+      'etcd_discovery_srv',
+      conf({}, { datastore_type: 'etcdv3', etcd_discovery_srv: 'example.com' }),
+      2,
+      'etcd_discovery_srv is not supported',
+    ],
+    ['bad log_level', conf({}, { log_level: 'loud' }), 7, 'log_level "loud"'],
+    ['prevResult not an object', conf({ prevResult: 3 }), 6, 'prevResult must be an object'],
+    [
+      'valid-attachments not a list',
+      conf({ 'cni.dev/valid-attachments': {} }),
+      6,
+      'valid-attachments must be a list',
+    ],
+  ])('%s -> code %d', (_, text, code, msg) => {
+    expect(() => parseNetConf(text, {})).toThrow(
+      expect.objectContaining({ code, message: expect.stringContaining(msg) }),
+    );
+  });
+
+  it('decodeConfigHeader defaults cniVersion to 0.1.0 like libcni', () => {
+    expect(decodeConfigHeader('{"name":"n"}')).toEqual({ name: 'n', cniVersion: '0.1.0' });
+  });
+});

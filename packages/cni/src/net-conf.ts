@@ -1,0 +1,272 @@
+import { parseCidr } from '@netledger/accounting';
+import { CniError, CniErrorCode } from './cni-error.js';
+import type { Env } from './cni-request.js';
+
+/** Log levels of `log_level` (logrus names; `warn` is accepted for `warning`). */
+export type LogLevel = 'debug' | 'info' | 'warning' | 'error';
+
+/** Where the plugin keeps its state. */
+export type DatastoreConf =
+  | { readonly type: 'file'; readonly path?: string }
+  | {
+      readonly type: 'etcdv3';
+      readonly endpoints: string;
+      readonly tls?: { readonly ca?: string; readonly cert?: string; readonly key?: string };
+      readonly username?: string;
+      readonly password?: string;
+    };
+
+/** The IPAM part of the network configuration, with calico-ipam's defaults applied. */
+export interface IpamConf {
+  readonly type: string;
+  readonly assignIpv4: boolean;
+  readonly assignIpv6: boolean;
+  /** Pool names or CIDRs, in order. */
+  readonly ipv4Pools: readonly string[];
+  readonly ipv6Pools: readonly string[];
+  readonly nodename?: string;
+  readonly nodenameFile: string;
+  readonly hostname?: string;
+  readonly datastore: DatastoreConf;
+  readonly lockFile: string;
+  readonly logLevel: LogLevel;
+  readonly logFilePath?: string;
+}
+
+/** One entry of GC's `cni.dev/valid-attachments`. */
+export interface Attachment {
+  readonly containerID: string;
+  readonly ifname: string;
+}
+
+/** The network configuration read from stdin. */
+export interface NetConf {
+  readonly cniVersion: string;
+  readonly name: string;
+  readonly ipam: IpamConf;
+  /** Addresses (without prefix) of CHECK's `prevResult`, when one was given. */
+  readonly prevResultIps?: readonly string[];
+  /** GC's `cni.dev/valid-attachments`, when given. */
+  readonly validAttachments?: readonly Attachment[];
+}
+
+/** calico-ipam's default `nodename_file`. */
+export const DEFAULT_NODENAME_FILE = '/var/lib/calico/nodename';
+/** Default `ipam_lock_file`: one lock per host. */
+export const DEFAULT_LOCK_FILE = '/run/netledger/ipam.lock';
+
+type Json = Record<string, unknown>;
+
+const decoding = (msg: string): CniError => new CniError(CniErrorCode.DecodingFailure, msg);
+const invalid = (msg: string): CniError => new CniError(CniErrorCode.InvalidNetworkConfig, msg);
+
+const isObject = (v: unknown): v is Json =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function parseObject(text: string): Json {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw decoding(`error unmarshalling network config: ${(e as Error).message}`);
+  }
+  if (!isObject(value)) throw decoding('error unmarshalling network config: not a JSON object');
+  return value;
+}
+
+const VALID_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
+
+/**
+ * What libcni's skel reads before a command: the network name (required, `[a-zA-Z0-9_.-]`,
+ * else `InvalidNetworkConfig` 7) and `cniVersion` (`0.1.0` when absent). Malformed JSON is
+ * `DecodingFailure` (6).
+ */
+export function decodeConfigHeader(text: string): { name: string; cniVersion: string } {
+  const o = parseObject(text);
+  const name = o['name'];
+  const version = o['cniVersion'] ?? '0.1.0';
+  if (typeof version !== 'string') throw decoding('cniVersion must be a string');
+  if (name === undefined || name === '') throw invalid('missing network name');
+  if (typeof name !== 'string') throw decoding('network name must be a string');
+  if (!VALID_NAME.test(name)) {
+    throw new CniError(
+      CniErrorCode.InvalidNetworkConfig,
+      'invalid characters found in network name',
+      {
+        details: name,
+      },
+    );
+  }
+  return { name, cniVersion: version };
+}
+
+/** Reads one field, from `ipam` first and then the top level (where calico-ipam reads it). */
+function field(top: Json, ipam: Json, key: string): unknown {
+  return ipam[key] ?? top[key];
+}
+
+function str(top: Json, ipam: Json, key: string): string | undefined {
+  const v = field(top, ipam, key);
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string') {
+    throw decoding(`failed to load netconf: ${key} must be a JSON string, got ${typeof v}`);
+  }
+  return v === '' ? undefined : v;
+}
+
+function pools(top: Json, ipam: Json, key: string, version: 4 | 6): string[] {
+  const v = field(top, ipam, key);
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v) || v.some((p) => typeof p !== 'string' || p === '')) {
+    throw decoding(`failed to load netconf: ${key} must be a list of pool names or CIDRs`);
+  }
+  for (const p of v as string[]) {
+    if (!p.includes('/')) continue;
+    let cidr;
+    try {
+      cidr = parseCidr(p, { strict: false });
+    } catch {
+      throw invalid(`error parsing pool ${JSON.stringify(p)}: invalid CIDR address`);
+    }
+    if (cidr.version !== version) {
+      throw invalid(
+        `error parsing pool ${JSON.stringify(p)}: "${p.split('/')[0]}" isn't a IPv${version} address`,
+      );
+    }
+  }
+  return v as string[];
+}
+
+function logLevel(text: string | undefined): LogLevel {
+  const l = (text ?? 'info').toLowerCase();
+  if (l === 'warn') return 'warning';
+  if (l === 'debug' || l === 'info' || l === 'warning' || l === 'error') return l;
+  throw invalid(`log_level ${JSON.stringify(text)} is not one of debug, info, warning, error`);
+}
+
+function datastore(top: Json, ipam: Json, env: Env): DatastoreConf {
+  const s = (key: string, envKey?: string): string | undefined =>
+    str(top, ipam, key) ?? (envKey ? env[envKey] || undefined : undefined);
+  const type = s('datastore_type', 'DATASTORE_TYPE') ?? 'file';
+  switch (type) {
+    case 'file': {
+      const path = s('datastore_path');
+      return { type: 'file', ...(path !== undefined && { path }) };
+    }
+    case 'etcdv3': {
+      if (s('etcd_discovery_srv') !== undefined) {
+        throw new CniError(
+          CniErrorCode.UnsupportedField,
+          'etcd_discovery_srv is not supported: list the members in etcd_endpoints',
+        );
+      }
+      const authority = s('etcd_authority');
+      const endpoints =
+        s('etcd_endpoints', 'ETCD_ENDPOINTS') ??
+        (authority !== undefined ? `${s('etcd_scheme') ?? 'http'}://${authority}` : undefined);
+      if (endpoints === undefined) {
+        throw invalid('datastore_type "etcdv3" needs etcd_endpoints (or ETCD_ENDPOINTS)');
+      }
+      const ca = s('etcd_ca_cert_file', 'ETCD_CA_CERT_FILE');
+      const cert = s('etcd_cert_file', 'ETCD_CERT_FILE');
+      const key = s('etcd_key_file', 'ETCD_KEY_FILE');
+      const username = s('etcd_username', 'ETCD_USERNAME');
+      const password = s('etcd_password', 'ETCD_PASSWORD');
+      const tls = {
+        ...(ca !== undefined && { ca }),
+        ...(cert !== undefined && { cert }),
+        ...(key !== undefined && { key }),
+      };
+      return {
+        type: 'etcdv3',
+        endpoints,
+        ...(Object.keys(tls).length > 0 && { tls }),
+        ...(username !== undefined && { username }),
+        ...(password !== undefined && { password }),
+      };
+    }
+    case 'kubernetes':
+      throw invalid('datastore_type "kubernetes" is not supported yet: use "file" or "etcdv3"');
+    default:
+      throw invalid(`unknown datastore_type ${JSON.stringify(type)}: use "file" or "etcdv3"`);
+  }
+}
+
+function prevResultIps(top: Json): string[] | undefined {
+  const prev = top['prevResult'];
+  if (prev === undefined || prev === null) return undefined;
+  if (!isObject(prev)) throw decoding('prevResult must be an object');
+  const ips = prev['ips'] ?? [];
+  if (!Array.isArray(ips)) throw decoding('prevResult.ips must be a list');
+  return ips.map((ip) => {
+    const address = isObject(ip) ? ip['address'] : undefined;
+    if (typeof address !== 'string') throw decoding('prevResult.ips[].address must be a string');
+    return address.split('/')[0]!;
+  });
+}
+
+function validAttachments(top: Json): Attachment[] | undefined {
+  const list = top['cni.dev/valid-attachments'];
+  if (list === undefined || list === null) return undefined;
+  if (!Array.isArray(list)) throw decoding('cni.dev/valid-attachments must be a list');
+  return list.map((a) => {
+    if (!isObject(a) || typeof a['containerID'] !== 'string') {
+      throw decoding('cni.dev/valid-attachments entries need a containerID string');
+    }
+    return {
+      containerID: a['containerID'],
+      ifname: typeof a['ifname'] === 'string' ? a['ifname'] : '',
+    };
+  });
+}
+
+/**
+ * Parses the network configuration with calico-ipam's keys and defaults. Each key is read from
+ * the `ipam` object first and then from the top level, where calico-ipam reads it (so a
+ * Calico config works unchanged, and a bridge config can keep everything under `ipam`).
+ * `assign_ipv4`/`assign_ipv6` are JSON strings: IPv4 is on unless `"false"`, IPv6 off unless
+ * `"true"`. Datastore settings fall back to libcalico's environment variables (`DATASTORE_TYPE`,
+ * `ETCD_ENDPOINTS`, `ETCD_*_FILE`).
+ *
+ * Throws `DecodingFailure` (6) for malformed JSON or a value of the wrong JSON type,
+ * `InvalidNetworkConfig` (7) for a bad value (a pool of the wrong family, the not-yet-supported
+ * `kubernetes` datastore, nothing to assign), `UnsupportedField` (2) for `etcd_discovery_srv`.
+ */
+export function parseNetConf(text: string, env: Env): NetConf {
+  const { name, cniVersion } = decodeConfigHeader(text);
+  const top = parseObject(text);
+  const ipamValue = top['ipam'] ?? {};
+  if (!isObject(ipamValue)) throw decoding('failed to load netconf: ipam must be an object');
+  const ipam = ipamValue;
+  const s = (key: string): string | undefined => str(top, ipam, key);
+  const assignIpv4 = s('assign_ipv4') !== 'false';
+  const assignIpv6 = s('assign_ipv6') === 'true';
+  if (!assignIpv4 && !assignIpv6) {
+    throw invalid('nothing to assign: assign_ipv4 is "false" and assign_ipv6 is not "true"');
+  }
+  const nodename = s('nodename');
+  const hostname = s('hostname');
+  const logFilePath = s('log_file_path');
+  const prev = prevResultIps(top);
+  const attachments = validAttachments(top);
+  return {
+    cniVersion,
+    name,
+    ipam: {
+      type: typeof ipam['type'] === 'string' ? ipam['type'] : '',
+      assignIpv4,
+      assignIpv6,
+      ipv4Pools: pools(top, ipam, 'ipv4_pools', 4),
+      ipv6Pools: pools(top, ipam, 'ipv6_pools', 6),
+      ...(nodename !== undefined && { nodename }),
+      nodenameFile: s('nodename_file') ?? DEFAULT_NODENAME_FILE,
+      ...(hostname !== undefined && { hostname }),
+      datastore: datastore(top, ipam, env),
+      lockFile: s('ipam_lock_file') ?? DEFAULT_LOCK_FILE,
+      logLevel: logLevel(s('log_level')),
+      ...(logFilePath !== undefined && { logFilePath }),
+    },
+    ...(prev !== undefined && { prevResultIps: prev }),
+    ...(attachments !== undefined && { validAttachments: attachments }),
+  };
+}

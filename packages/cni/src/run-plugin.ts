@@ -1,0 +1,242 @@
+import { createIpamClient, isIpamError } from '@netledger/ipam-core';
+import type { Clock, Datastore, IpamClient } from '@netledger/ipam-core';
+import { parseCniArgs } from './cni-args.js';
+import { CniError, CniErrorCode, toCniError } from './cni-error.js';
+import type { CniCommand, Env } from './cni-request.js';
+import { parseCniRequest } from './cni-request.js';
+import { formatError, formatResult, printJson } from './cni-result.js';
+import { cmdAdd } from './cmd-add.js';
+import { cmdCheck } from './cmd-check.js';
+import { cmdDel } from './cmd-del.js';
+import { cmdGc } from './cmd-gc.js';
+import { cmdStatus } from './cmd-status.js';
+import type { CommandContext } from './command-context.js';
+import type { HostLock, HostLockOptions } from './host-lock.js';
+import { acquireHostLock } from './host-lock.js';
+import type { Logger } from './logger.js';
+import { silentLogger } from './logger.js';
+import type { DatastoreConf, IpamConf } from './net-conf.js';
+import { decodeConfigHeader, parseNetConf } from './net-conf.js';
+import type { NodenameSources } from './nodename.js';
+import { resolveNodename } from './nodename.js';
+import {
+  SUPPORTED_VERSIONS,
+  compareVersions,
+  isSupportedVersion,
+  versionInfo,
+} from './spec-versions.js';
+import type { SpecVersion } from './spec-versions.js';
+
+/** calico-ipam's budget for one assign or release, counted from when the host lock is held. */
+export const DEFAULT_TIMEOUT_MS = 90_000;
+/** How long ADD, DEL and GC wait for the host lock before "try again later". */
+export const DEFAULT_LOCK_TIMEOUT_MS = 90_000;
+
+/** What the plugin needs from its host; the app wires real ones, tests in-memory ones. */
+export interface PluginDeps extends NodenameSources {
+  /** Opens the configured datastore (the app imports the adapter lazily). */
+  readonly openDatastore: (conf: DatastoreConf, log: Logger) => Promise<Datastore>;
+  /**
+   * Loads the adapter's code before the host lock is taken, so compiling it (the etcd client is
+   * large) does not lengthen the section other invocations wait for. Optional.
+   */
+  readonly preloadDatastore?: (conf: DatastoreConf) => Promise<void>;
+  /** The logger for this invocation's config (default: silent). */
+  readonly createLogger?: (ipam: IpamConf) => Logger;
+  readonly clock?: Clock;
+  /** Default {@link acquireHostLock}. */
+  readonly acquireLock?: (opts: HostLockOptions) => Promise<HostLock | undefined>;
+  readonly timeoutMs?: number;
+  readonly lockTimeoutMs?: number;
+  /** Printed (with the supported versions) on stderr when CNI_COMMAND is unset. */
+  readonly about?: string;
+}
+
+/** One invocation: the environment and stdin. */
+export interface PluginInvocation {
+  readonly env: Env;
+  readonly stdin: string;
+}
+
+/** What the process prints and its exit status. */
+export interface PluginOutput {
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly exitCode: 0 | 1;
+}
+
+const incompatible = (msg: string, details?: string): CniError =>
+  new CniError(CniErrorCode.IncompatibleCniVersion, msg, details === undefined ? {} : { details });
+
+/** libcni skel's version gates: CHECK needs 0.4.0, GC and STATUS 1.1.0, all a supported version. */
+function checkVersion(command: CniCommand, version: string): SpecVersion {
+  compareVersions(version, '0.0.0');
+  const minimum =
+    command === 'CHECK' ? '0.4.0' : command === 'GC' || command === 'STATUS' ? '1.1.0' : undefined;
+  if (minimum !== undefined && compareVersions(version, minimum) < 0) {
+    throw incompatible(`config version does not allow ${command}`);
+  }
+  if (!isSupportedVersion(version)) {
+    throw incompatible(
+      'incompatible CNI versions',
+      `config is "${version}", plugin supports ${JSON.stringify(SUPPORTED_VERSIONS)}`,
+    );
+  }
+  return version;
+}
+
+async function withTimeout<T>(ms: number, what: string, work: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new CniError(CniErrorCode.TryAgainLater, `${what} timed out after ${ms} ms`)),
+      ms,
+    );
+  });
+  try {
+    return await Promise.race([work(), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** On the file store the plugin registers its node, so a fresh host needs no setup step. */
+async function ensureNode(client: IpamClient, nodename: string, log: Logger): Promise<void> {
+  try {
+    await client.nodes.get(nodename);
+  } catch (e) {
+    if (!isIpamError(e, 'DoesNotExist')) throw e;
+    try {
+      await client.nodes.create({ metadata: { name: nodename } });
+      log.info(`registered node ${nodename}`);
+    } catch (c) {
+      if (!isIpamError(c, 'AlreadyExists')) throw c;
+    }
+  }
+}
+
+/** STATUS reports a datastore it cannot open as "not available" (50), not "try again later". */
+async function openFor(
+  command: CniCommand,
+  conf: DatastoreConf,
+  deps: PluginDeps,
+  log: Logger,
+): Promise<Datastore> {
+  try {
+    return await deps.openDatastore(conf, log);
+  } catch (e) {
+    if (command !== 'STATUS') throw e;
+    throw new CniError(
+      CniErrorCode.PluginNotAvailable,
+      `datastore unavailable: ${(e as Error).message}`,
+      { cause: e },
+    );
+  }
+}
+
+async function runCommand(ctx: CommandContext, version: SpecVersion): Promise<string> {
+  switch (ctx.request.command) {
+    case 'ADD': {
+      const result = await cmdAdd(ctx);
+      ctx.log.info(`ADD ${ctx.conf.name}.${ctx.request.containerId}: ${result.ips.join(', ')}`);
+      return printJson(formatResult(result, version));
+    }
+    case 'DEL':
+      await cmdDel(ctx);
+      return '';
+    case 'CHECK':
+      await cmdCheck(ctx);
+      return '';
+    case 'GC':
+      await cmdGc(ctx);
+      return '';
+    case 'STATUS':
+      await cmdStatus(ctx);
+      return '';
+    case 'VERSION':
+      return `${JSON.stringify(versionInfo())}\n`;
+  }
+}
+
+/**
+ * Runs one CNI invocation the way libcni's skel does, over ipam-core: reads the CNI_* variables
+ * and stdin, gates the spec version, parses the calico-ipam config and CNI_ARGS, takes the host
+ * lock for ADD, DEL and GC, then (with the timeout started once the lock is held) opens the
+ * datastore, runs the command and prints its result in the requested version. Never throws:
+ * every failure becomes the spec's error JSON on stdout with exit status 1, and the datastore is
+ * always closed. On a timeout the datastore requests in flight are abandoned (the caller exits).
+ */
+export async function runCniPlugin(inv: PluginInvocation, deps: PluginDeps): Promise<PluginOutput> {
+  let cniVersion: string | undefined;
+  let log: Logger = silentLogger;
+  try {
+    const request = parseCniRequest(inv.env);
+    if (!request) {
+      const about = `${deps.about ?? 'netledger-ipam'}\nCNI protocol versions supported: ${SUPPORTED_VERSIONS.join(', ')}\n`;
+      return { stdout: '', stderr: about, exitCode: 0 };
+    }
+    if (request.command === 'VERSION') {
+      return { stdout: `${JSON.stringify(versionInfo())}\n`, stderr: '', exitCode: 0 };
+    }
+    const header = decodeConfigHeader(inv.stdin);
+    const version = checkVersion(request.command, header.cniVersion);
+    cniVersion = version;
+    const conf = parseNetConf(inv.stdin, inv.env);
+    const cniArgs = parseCniArgs(request.args);
+    log = deps.createLogger?.(conf.ipam) ?? silentLogger;
+    const nodename = await resolveNodename(conf.ipam, deps);
+    // ADD, DEL and GC take the host lock before opening the datastore, so one process at a time
+    // touches the store on this host (opening the file store takes its lock too).
+    const locked =
+      request.command === 'ADD' || request.command === 'DEL' || request.command === 'GC';
+    await deps.preloadDatastore?.(conf.ipam.datastore);
+    const waitStart = Date.now();
+    const lock = locked
+      ? await (deps.acquireLock ?? acquireHostLock)({
+          path: conf.ipam.lockFile,
+          timeoutMs: deps.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
+          log,
+        })
+      : undefined;
+    if (locked)
+      log.debug(`host lock ${conf.ipam.lockFile} taken after ${Date.now() - waitStart} ms`);
+    const workStart = Date.now();
+    try {
+      const stdout = await withTimeout(
+        deps.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+        request.command,
+        async () => {
+          const datastore = await openFor(request.command, conf.ipam.datastore, deps, log);
+          try {
+            const clock = deps.clock ?? { now: () => Date.now() };
+            const client = createIpamClient({ datastore, clock });
+            const ctx: CommandContext = {
+              client,
+              datastore,
+              conf,
+              request,
+              cniArgs,
+              nodename,
+              nowMs: () => clock.now(),
+              log,
+            };
+            if (request.command === 'ADD' && conf.ipam.datastore.type === 'file') {
+              await ensureNode(client, nodename, log);
+            }
+            return await runCommand(ctx, version);
+          } finally {
+            await datastore.close().catch(() => undefined);
+          }
+        },
+      );
+      log.debug(`${request.command} done in ${Date.now() - workStart} ms after the lock`);
+      return { stdout, stderr: '', exitCode: 0 };
+    } finally {
+      await lock?.release();
+    }
+  } catch (e) {
+    const err = toCniError(e);
+    log.error(`${inv.env['CNI_COMMAND'] ?? ''} failed (code ${err.code}): ${err.message}`);
+    return { stdout: printJson(formatError(err, cniVersion)), stderr: '', exitCode: 1 };
+  }
+}
