@@ -169,8 +169,7 @@ export async function autoAssignVersion(
   }
 
   if (!config.strictAffinity && out.ips.length < req.num) {
-    const borrowed = await borrow(ctx, req, affinity, prepared.pools, (n) => assign(n, false), out);
-    if (borrowed) return out.result();
+    await borrow(ctx, req, affinity, prepared.pools, (n) => assign(n, false), out);
   }
   return out.result();
 }
@@ -183,7 +182,7 @@ async function borrow(
   pools: readonly IPPool[],
   assign: (num: number) => AssignFromBlockArgs,
   out: Collected,
-): Promise<boolean> {
+): Promise<void> {
   const { items } = await ctx.ds.list({ kind: 'IPAMBlock', ipVersion: req.version });
   const existing = items.map((kv) => kv.key.cidr);
   const exhausted: string[] = [];
@@ -210,7 +209,7 @@ async function borrow(
       try {
         const r = await allocateFromBlock(ctx, req, loaded, assign(req.num - out.ips.length));
         out.ips.push(...r.ips);
-        if (r.done) return true;
+        if (r.done) return; // a capped handle got its existing addresses back
       } catch (e) {
         if (!(e instanceof IpamError)) throw e;
       }
@@ -218,5 +217,4 @@ async function borrow(
     if (out.ips.length < req.num) exhausted.push(pool.spec.cidr);
   }
   if (exhausted.length > 0) out.msg(`No IPs available in pools: [${exhausted.join(' ')}]`);
-  return false;
 }

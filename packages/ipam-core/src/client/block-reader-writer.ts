@@ -1,4 +1,3 @@
-import type { AddressFilter } from '@netledger/accounting';
 import { affinityString, isBlockEmpty } from '../block/block-queries.js';
 import { garbageCollectBlock } from '../block/garbage-collect.js';
 import { newBlock } from '../block/new-block.js';
@@ -252,6 +251,3 @@ export async function releaseBlockAffinity(
   }
   await deleteAffinity(ctx, pendingDeletion);
 }
-
-/** Free addresses of a loaded block after reservations (re-exported for the allocators). */
-export type { AddressFilter };

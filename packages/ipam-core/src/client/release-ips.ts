@@ -49,7 +49,9 @@ async function groupByBlock(
       outside.push(opt.address);
       continue;
     }
-    byBlock.set(cidr, [...(byBlock.get(cidr) ?? []), opt]);
+    const batch = byBlock.get(cidr);
+    if (batch) batch.push(opt);
+    else byBlock.set(cidr, [opt]);
   }
   return { byBlock, outside };
 }
