@@ -70,6 +70,7 @@ export function createEtcdDatastore(options: EtcdDatastoreOptions): EtcdDatastor
     delete: (key, deleteOptions) => writes.delete(key, deleteOptions),
     get: (key) => reads.get(key),
     list: (listOptions) => reads.list(listOptions),
+    listMany: (listOptions) => reads.listMany(listOptions),
     watch(listOptions, watchOptions) {
       session.assertOpen();
       const watch = openEtcdWatch(session, listOptions, watchOptions);

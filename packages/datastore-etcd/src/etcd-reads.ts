@@ -18,7 +18,11 @@ export const LIST_PAGE_SIZE = 500;
 export interface EtcdReads {
   get<K extends Kind>(key: DatastoreKey<K>): Promise<KVPair<K>>;
   list<K extends Kind>(options: ListOptions<K>): Promise<ListResult<K>>;
+  listMany(options: readonly ListOptions[]): Promise<ListResult[]>;
 }
+
+/** At most this many range requests go into one `listMany` transaction (etcd's default cap is 128). */
+export const MAX_RANGES_PER_TXN = 64;
 
 /**
  * Creates linearizable reads over `session`. `get` fails `DoesNotExist`; `list` reads every prefix
@@ -83,6 +87,35 @@ export function createEtcdReads(session: EtcdSession): EtcdReads {
         revision = res.header.revision;
       }
       return { items, revision };
+    },
+
+    async listMany(options: readonly ListOptions[]): Promise<ListResult[]> {
+      session.assertOpen();
+      const plans = options.map((o) => ({ o, prefixes: listPrefixes(o).sort() }));
+      const ranges = plans.flatMap((p) => p.prefixes.map((prefix) => Range.prefix(prefix)));
+      if (ranges.length === 0 || ranges.length > MAX_RANGES_PER_TXN) {
+        return Promise.all(options.map((o) => this.list(o)));
+      }
+      // One read-only transaction: every range at the same revision, one round trip.
+      const res = await session.retrying(
+        () =>
+          client.kv.txn({
+            success: ranges.map((r) => ({ request_range: { key: r.start, range_end: r.end } })),
+          }),
+        { path: 'listMany' },
+      );
+      const revision = res.header.revision;
+      let next = 0;
+      return plans.map(({ o, prefixes }) => {
+        const items: KVPair[] = [];
+        for (let i = 0; i < prefixes.length; i++) {
+          for (const kv of res.responses[next++]!.response_range.kvs) {
+            const key = pathToKey(kv.key.toString('utf8'));
+            if (key && matchesListOptions(key, o)) items.push(toKvPair(key, kv));
+          }
+        }
+        return { items, revision };
+      });
     },
   };
 }

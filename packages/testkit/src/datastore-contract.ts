@@ -208,6 +208,36 @@ export function describeDatastoreContract(name: string, target: ContractTarget):
       expect((await ds.list({ kind: 'IPAMHandle' })).items).toEqual([]);
     });
 
+    it('listMany, where offered, equals separate lists and reads one revision', async () => {
+      await ds.create({ key: { kind: 'IPPool', name: 'a' }, value: buildPool('a', '10.0.0.0/16') });
+      await ds.create({
+        key: affinityKey('node1', '10.0.0.0/26'),
+        value: { state: 'confirmed', deleted: false },
+      });
+      await ds.create({
+        key: affinityKey('node1', 'fd00::/122'),
+        value: { state: 'pending', deleted: false },
+      });
+      await ds.create({
+        key: affinityKey('node10', '10.0.0.64/26'),
+        value: { state: 'confirmed', deleted: false },
+      });
+      const options = [
+        { kind: 'IPPool' },
+        { kind: 'IPAMConfig' },
+        { kind: 'BlockAffinity', host: 'node1', affinityType: 'host' },
+      ] as const;
+      if (!ds.listMany) return; // optional capability: callers fall back to separate lists
+      const many = await ds.listMany(options);
+      const separate = await Promise.all(options.map((o) => ds.list(o)));
+      expect(many.map((r) => r.items)).toEqual(separate.map((r) => r.items));
+      expect(many[2]!.items.map((kv) => keyToPath(kv.key))).toEqual([
+        '/calico/ipam/v2/host/node1/ipv4/block/10.0.0.0-26',
+        '/calico/ipam/v2/host/node1/ipv6/block/fd00::-122',
+      ]);
+      expect(new Set(many.map((r) => r.revision)).size).toBe(1);
+    });
+
     it('loses no update when many writers race compare-and-swap increments on one key', async () => {
       const key = handleKey('counter');
       await ds.create({ key, value: { handleId: 'counter', block: { n: 0 }, deleted: false } });

@@ -4,6 +4,7 @@ import { affinityString } from '../block/block-queries.js';
 import type { HostReservedAttr } from '../block/new-block.js';
 import { withCasRetry } from '../cas-retry.js';
 import type { IpamConfig } from '../config/ipam-config.js';
+import type { KVPair } from '../datastore/datastore.js';
 import { effectiveMaxBlocks } from '../config/ipam-config.js';
 import { IpamError, isIpamError } from '../errors.js';
 import type { IPPool, IPPoolAllowedUse } from '../model/resources.js';
@@ -30,6 +31,8 @@ export interface VersionRequest {
   readonly pools: readonly IPPool[];
   readonly reservations: AddressFilter;
   readonly config: IpamConfig;
+  /** The host's affinities, already read with the other inputs (both versions). */
+  readonly affinities?: readonly KVPair<'BlockAffinity'>[];
 }
 
 /** The affinity a request allocates under: the host's, or `virtual` for LoadBalancer addresses. */
@@ -106,6 +109,7 @@ export async function autoAssignVersion(
     ...(req.hostReserved && { hostReserved: req.hostReserved }),
     pools: req.pools,
     config,
+    ...(req.affinities && { affinities: req.affinities }),
   });
   const out = new Collected(req);
   const maxBlocks = effectiveMaxBlocks(args.maxBlocksPerHost, config.maxBlocksPerHost);

@@ -36,7 +36,7 @@ import { ensureBlock } from './ensure-block.js';
 import type { BlockArgs } from './ensure-block.js';
 import type { AffinityConfig, IpamContext } from './ipam-context.js';
 import { setIpamConfig } from './ipam-config-operations.js';
-import { loadConfig, loadPools, loadReservationResources, loadReservations } from './ipam-reads.js';
+import { loadAssignInputs, loadConfig, loadPools, loadReservationResources } from './ipam-reads.js';
 import { ipsByHandle } from './ips-by-handle.js';
 import { createKeyedMutex } from './keyed-mutex.js';
 import { getAssignmentAttributes, moveIpToHandle, setOwnerAttributes } from './owner-operations.js';
@@ -133,11 +133,7 @@ export function createIpamClient(options: IpamClientOptions): IpamClient {
     if (num6 > 0) checkPoolFamily(6, a.ipv6Pools);
     const affinity = affinityFor(a.intendedUse, a.hostname);
     return hostLocks.run(`${affinity.affinityType}:${affinity.host}`, async () => {
-      const [pools, reservations, config] = await Promise.all([
-        loadPools(ctx),
-        loadReservations(ctx),
-        loadConfig(ctx),
-      ]);
+      const { pools, reservations, config, affinities } = await loadAssignInputs(ctx, affinity);
       checkRequestedPools(pools, [
         ...(num4 > 0
           ? [{ version: 4 as const, requested: a.ipv4Pools, hostReserved: a.hostReservedAttrIPv4s }]
@@ -161,6 +157,7 @@ export function createIpamClient(options: IpamClientOptions): IpamClient {
             pools,
             reservations,
             config,
+            affinities,
           });
         } catch (e) {
           if (!isIpamError(e)) throw e;

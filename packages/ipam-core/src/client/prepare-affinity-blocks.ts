@@ -2,6 +2,7 @@ import { cidrContainsCidr, parseCidr } from '@netledger/accounting';
 import { withCasRetry } from '../cas-retry.js';
 import type { IpamConfig } from '../config/ipam-config.js';
 import type { KVPair } from '../datastore/datastore.js';
+import { ipVersionOf } from '../model/keys.js';
 import { IpamError, isIpamError } from '../errors.js';
 import type { IPPool, IPPoolAllowedUse } from '../model/resources.js';
 import { poolCidrOf } from '../pools/pool-cidr.js';
@@ -25,6 +26,8 @@ export interface PrepareArgs {
   readonly hostReserved?: HostReservedRange;
   readonly pools: readonly IPPool[];
   readonly config: IpamConfig;
+  /** The host's affinities if already read (any version; filtered here); else they are listed. */
+  readonly affinities?: readonly KVPair<'BlockAffinity'>[];
 }
 
 /** The pools a request may draw from, and the host's affine blocks inside them (store order). */
@@ -54,12 +57,16 @@ export async function prepareAffinityBlocksForHost(
 ): Promise<PreparedHost> {
   const host = args.affinity.host;
   // Independent reads, started together; the affinities are only looked at once the node checks out.
-  const listing = ctx.ds.list({
-    kind: 'BlockAffinity',
-    host,
-    affinityType: args.affinity.affinityType,
-    ipVersion: args.version,
-  });
+  const listing = args.affinities
+    ? Promise.resolve({
+        items: args.affinities.filter((kv) => ipVersionOf(kv.key.cidr) === args.version),
+      })
+    : ctx.ds.list({
+        kind: 'BlockAffinity',
+        host,
+        affinityType: args.affinity.affinityType,
+        ipVersion: args.version,
+      });
   listing.catch(() => undefined);
   let labels: Readonly<Record<string, string>> = {};
   if (args.use !== 'LoadBalancer') {

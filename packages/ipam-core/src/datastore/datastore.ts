@@ -73,6 +73,12 @@ export interface Datastore {
   get<K extends Kind>(key: DatastoreKey<K>): Promise<KVPair<K>>;
   /** Lists matching objects in a stable order (etcd key order for etcd-style stores). */
   list<K extends Kind>(options: ListOptions<K>): Promise<ListResult<K>>;
+  /**
+   * Several lists read together, at one store revision, in one round trip where the store can
+   * (etcd: one read-only transaction). Optional: callers fall back to separate `list` calls.
+   * Results are in the order of `options`.
+   */
+  listMany?(options: readonly ListOptions[]): Promise<ListResult[]>;
   /** Watches matching objects, from a revision when given. */
   watch(options: ListOptions, watchOptions?: WatchOptions): WatchStream;
   /**

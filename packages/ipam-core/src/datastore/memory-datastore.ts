@@ -75,6 +75,17 @@ export function createMemoryDatastore(options: MemoryDatastoreOptions = {}): Dat
     hub.publish({ type, kv: toKv(entry), revision: String(revision) } satisfies WatchEvent);
     return entry;
   };
+  const listNow = <K extends Kind>(options: ListOptions<K>): ListResult<K> => {
+    const items: KVPair<K>[] = [];
+    // Prefixes are disjoint and listed in key order, so the result is in key order.
+    for (const prefix of listPrefixes(options).sort()) {
+      for (const p of index.withPrefix(prefix)) {
+        const e = entries.get(p)!;
+        if (matchesListOptions(e.key, options)) items.push(toKv(e));
+      }
+    }
+    return { items, revision: String(revision) };
+  };
   const missing = (key: DatastoreKey): IpamError =>
     new IpamError('DoesNotExist', `resource does not exist: ${describeKey(key)}`, {
       identifier: describeKey(key),
@@ -135,15 +146,12 @@ export function createMemoryDatastore(options: MemoryDatastoreOptions = {}): Dat
     },
     async list<K extends Kind>(options: ListOptions<K>): Promise<ListResult<K>> {
       open();
-      const items: KVPair<K>[] = [];
-      // Prefixes are disjoint and listed in key order, so the result is in key order.
-      for (const prefix of listPrefixes(options).sort()) {
-        for (const p of index.withPrefix(prefix)) {
-          const e = entries.get(p)!;
-          if (matchesListOptions(e.key, options)) items.push(toKv(e));
-        }
-      }
-      return { items, revision: String(revision) };
+      return listNow(options);
+    },
+    async listMany(options) {
+      open();
+      // Synchronous, so every list sees the same revision.
+      return options.map((o) => listNow(o));
     },
     watch(options, watchOptions = {}) {
       open();
