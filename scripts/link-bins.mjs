@@ -1,6 +1,9 @@
 #!/usr/bin/env node
 // After `turbo run build`, expose every app's bundled executables in the top-level bin/.
 // An app declares them in its package.json "bin" map ({ "netledger-ipam": "dist/netledger-ipam.mjs" }).
+// A bundle with a V8 start-up snapshot entry beside it (dist/<name>.snapshot.cjs and the blob built
+// from it, dist/<name>.blob; see apps/cni-plugin/build.mjs) gets a launcher that starts Node from
+// the snapshot when it can.
 import {
   readdirSync,
   readFileSync,
@@ -10,9 +13,60 @@ import {
   existsSync,
 } from 'node:fs';
 import { join, dirname, relative } from 'node:path';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Whether this Node starts from `blob`: a snapshot's main, run with no arguments, exits 0. */
+const loads = (blob) =>
+  spawnSync(process.execPath, ['--snapshot-blob', blob], { env: {}, stdio: 'ignore' }).status === 0;
+
+/**
+ * The blob of a bundle's start-up snapshot, made loadable in this Node, or undefined without one.
+ * A blob only loads in the Node binary (and V8 flags) that built it, and turbo's cache does not
+ * key on the Node version, so one that does not load is rebuilt from its entry. Its mtime is set
+ * to the Node binary's, which the launcher compares to notice a Node replaced after the build.
+ */
+function usableSnapshot(bundle) {
+  const entry = bundle.replace(/\.mjs$/, '.snapshot.cjs');
+  if (entry === bundle || !existsSync(entry)) return undefined;
+  const blob = bundle.replace(/\.mjs$/, '.blob');
+  if (!existsSync(blob) || !loads(blob)) {
+    execFileSync(process.execPath, ['--snapshot-blob', blob, '--build-snapshot', entry], {
+      stdio: 'inherit',
+    });
+    if (!loads(blob)) {
+      console.warn(`${blob}: this Node cannot start from it; the launcher runs the bundle`);
+      return undefined;
+    }
+  }
+  // `touch -r` copies the nanoseconds, which the launcher's test compares (utimes() rounds them).
+  execFileSync('touch', ['-r', process.execPath, blob]);
+  return blob;
+}
+
+/**
+ * A launcher that is both a shell script and an ES module. Executed, sh runs Node from the
+ * snapshot when it loads: the blob exists, the Node binary is the one it was checked with (same
+ * mtime; a snapshot refuses to load in another V8 version, exit status 14) and
+ * NODE_OPTIONS is empty (V8 flags such as --max-old-space-size make a snapshot unloadable too).
+ * Otherwise, or run as `node <launcher>`, Node imports the bundle. Both paths exec, so the runtime
+ * that started the launcher is signalling and waiting on Node itself.
+ */
+function snapshotLauncher(blob, importLine) {
+  const node = process.execPath;
+  for (const path of [node, blob]) {
+    if (!/^[\w./+-]+$/.test(path)) throw new Error(`${path}: cannot quote this path for sh`);
+  }
+  const sh =
+    `n=${node} b=${blob}; ` +
+    `[ -z "$NODE_OPTIONS" ] && [ -r "$b" ] && [ ! "$n" -nt "$b" ] && [ ! "$n" -ot "$b" ] && ` +
+    `exec "$n" --snapshot-blob "$b" "$0" "$@"; exec node "$0" "$@"`;
+  // `':'` is an expression statement to JavaScript and the no-op builtin to sh; the rest of the
+  // line is a comment to JavaScript.
+  return `#!/bin/sh\n':' //; ${sh}\n${importLine}`;
+}
 const binDir = join(root, 'bin');
 mkdirSync(binDir, { recursive: true });
 const appsDir = join(root, 'apps');
@@ -29,7 +83,12 @@ for (const app of apps) {
     // A two-line launcher rather than a copy, so native dependencies still resolve from the app's
     // node_modules; the bundle itself (dist/<name>.mjs) is the file to install elsewhere.
     const target = join(binDir, name);
-    writeFileSync(target, `#!/usr/bin/env node\nimport '${relative(binDir, src)}';\n`);
+    const importLine = `import '${relative(binDir, src)}';\n`;
+    const blob = usableSnapshot(src);
+    writeFileSync(
+      target,
+      blob ? snapshotLauncher(blob, importLine) : `#!/usr/bin/env node\n${importLine}`,
+    );
     chmodSync(target, 0o755);
     linked++;
   }

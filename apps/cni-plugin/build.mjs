@@ -1,20 +1,29 @@
 #!/usr/bin/env node
 // Builds bin netledger-ipam as ONE ESM file, like scripts/bundle-app.mjs, with two changes that
-// the plugin needs (it is executed once per container, so start-up cost matters):
+// the plugin needs (it is executed once per container, so start-up cost matters), plus a V8
+// start-up snapshot of the same code:
 //  - The etcd adapter (etcd3, gRPC, protobuf: ~85% of the code) is bundled separately as a
 //    minified CommonJS chunk and embedded as a compressed string, compiled only when a config asks for
 //    etcdv3. V8 scans a string literal far faster than it pre-parses code, so the file store
 //    does not pay for the etcd client.
 //  - etcd3 loads its .proto files from disk next to its own source (`${__dirname}/../proto`),
 //    which a bundle does not have: the descriptors are read at build time and inlined as JSON.
+//  - dist/netledger-ipam.blob: `node --build-snapshot` of a CommonJS bundle of src/snapshot-main.ts
+//    (the same code, evaluated and warmed up at build time). Loading it skips compiling and
+//    evaluating the bundle; scripts/link-bins.mjs points bin/netledger-ipam at it. The blob only
+//    loads in the Node binary that built it: link-bins checks (and rebuilds) it for the Node that
+//    will run it (docs/cni.md, "Start-up cost").
 import { build } from 'esbuild';
-import { chmodSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, readFileSync, rmSync } from 'node:fs';
+import { builtinModules, createRequire } from 'node:module';
 import { brotliCompressSync } from 'node:zlib';
 import { dirname, join } from 'node:path';
 
 const binName = 'netledger-ipam';
 const outfile = `dist/${binName}.mjs`;
+const snapshotEntry = `dist/${binName}.snapshot.cjs`;
+const snapshotBlob = `dist/${binName}.blob`;
 const etcdRequire = createRequire(
   join(process.cwd(), 'node_modules/@netledger/datastore-etcd/package.json'),
 );
@@ -59,6 +68,13 @@ const chunk = await build({
   plugins: [inlineEtcdProtos],
   logLevel: 'warning',
 });
+// load-etcd-chunk.ts answers the chunk's require() with Node built-ins only.
+const chunkText = chunk.outputFiles[0].text;
+const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
+for (const [, id] of chunkText.matchAll(/\brequire\("([^"]+)"\)/g)) {
+  if (id !== '@netledger/ipam-core' && !builtins.has(id))
+    throw new Error(`etcd chunk requires ${id}, which is not a Node built-in; update build.mjs`);
+}
 // Compressed: the bundle carries ~130 kB of base64 instead of ~570 kB of source text to scan.
 const chunkBase64 = brotliCompressSync(chunk.outputFiles[0].contents).toString('base64');
 
@@ -76,21 +92,42 @@ const embedEtcdChunk = {
   },
 };
 
-await build({
-  entryPoints: ['src/main.ts'],
-  outfile,
+const common = {
   bundle: true,
   platform: 'node',
   target: 'node20',
-  format: 'esm',
   conditions: ['source'],
-  sourcemap: 'linked',
   minifyWhitespace: true,
   minifySyntax: true,
   plugins: [embedEtcdChunk],
+  logLevel: 'warning',
+};
+
+await build({
+  ...common,
+  entryPoints: ['src/main.ts'],
+  outfile,
+  format: 'esm',
+  sourcemap: 'linked',
   banner: {
     js: "#!/usr/bin/env node\nimport { createRequire as __nlCreateRequire } from 'node:module';\nconst require = __nlCreateRequire(import.meta.url);",
   },
-  logLevel: 'warning',
 });
 chmodSync(outfile, 0o755);
+
+// A snapshot entry is a script whose require() knows the Node built-ins only: everything else is
+// bundled.
+await build({
+  ...common,
+  entryPoints: ['src/snapshot-main.ts'],
+  outfile: snapshotEntry,
+  format: 'cjs',
+});
+rmSync(snapshotBlob, { force: true });
+execFileSync(
+  process.execPath,
+  ['--snapshot-blob', snapshotBlob, '--build-snapshot', snapshotEntry],
+  {
+    stdio: 'inherit',
+  },
+);

@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import * as ipamCore from '@netledger/ipam-core';
 import type * as OpenEtcd from './open-etcd.js';
 
@@ -16,11 +15,12 @@ let loaded: Promise<typeof OpenEtcd> | undefined;
 
 async function evaluateChunk(): Promise<typeof OpenEtcd> {
   const { default: compressed } = await import('netledger:etcd-chunk');
-  const { brotliDecompressSync } = await import('node:zlib');
+  const { brotliDecompressSync } = process.getBuiltinModule('node:zlib');
   const code = brotliDecompressSync(Buffer.from(compressed, 'base64')).toString('utf8');
-  const nodeRequire = createRequire(import.meta.url);
+  // Everything else the chunk requires is a Node built-in (build.mjs checks), so neither the ESM
+  // bundle nor the start-up snapshot needs a module resolver here.
   const chunkRequire = (id: string): unknown =>
-    id === '@netledger/ipam-core' ? ipamCore : nodeRequire(id);
+    id === '@netledger/ipam-core' ? ipamCore : process.getBuiltinModule(id);
   const module = { exports: {} as typeof OpenEtcd };
   // The chunk is our own build output, embedded at build time; nothing from outside is evaluated.
   // eslint-disable-next-line @typescript-eslint/no-implied-eval

@@ -1,6 +1,6 @@
-// netledger-ipam: the CNI IPAM plugin. Reads CNI_* and stdin, opens the configured datastore
-// (adapters are imported lazily: the file store never loads the etcd client), runs the plugin
-// from @netledger/cni, prints its result or error JSON and exits 0 or 1.
+// netledger-ipam's process: reads CNI_* and stdin, opens the configured datastore (adapters are
+// imported lazily: the file store never loads the etcd client), runs the plugin from
+// @netledger/cni, prints its result or error JSON and exits 0 or 1.
 import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { homedir, hostname } from 'node:os';
@@ -101,12 +101,19 @@ async function main(): Promise<number> {
   return out.exitCode;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (e: unknown) => {
-    // runCniPlugin never throws; this is the last line of defence against a bare stack trace.
-    const msg = e instanceof Error ? e.message : String(e);
-    process.stdout.write(printJson(formatError(new CniError(CniErrorCode.Internal, msg))));
-    process.exit(1);
-  },
-);
+/**
+ * Runs one plugin invocation from this process's argv, environment and stdin, then exits (0 or 1,
+ * with the CNI error JSON on stdout for anything unexpected). Called by the plain entry
+ * (`main.ts`) and by the start-up snapshot's main function (`snapshot-main.ts`).
+ */
+export function runMain(): void {
+  main().then(
+    (code) => process.exit(code),
+    (e: unknown) => {
+      // runCniPlugin never throws; this is the last line of defence against a bare stack trace.
+      const msg = e instanceof Error ? e.message : String(e);
+      process.stdout.write(printJson(formatError(new CniError(CniErrorCode.Internal, msg))));
+      process.exit(1);
+    },
+  );
+}

@@ -7,6 +7,8 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const BIN_DIR = join(ROOT, 'bin');
 export const PLUGIN = join(BIN_DIR, 'netledger-ipam');
+/** The start-up snapshot bin/netledger-ipam starts from (apps/cni-plugin/build.mjs). */
+export const SNAPSHOT_BLOB = join(ROOT, 'apps', 'cni-plugin', 'dist', 'netledger-ipam.blob');
 
 /** Fails (never skips) when the executable has not been built. */
 export function requirePlugin(): void {
@@ -46,32 +48,32 @@ export function cniEnv(
   };
 }
 
-/** Runs the plugin synchronously. */
+/**
+ * Runs the plugin synchronously: the launcher itself, as a runtime does (which starts Node from
+ * the snapshot), or with `nodeArgs` as `node <nodeArgs> bin/netledger-ipam` (the plain bundle).
+ */
 export function execPlugin(
   env: Record<string, string>,
   stdin: string,
-  args: string[] = [],
+  nodeArgs: string[] = [],
 ): ExecResult {
-  const r = spawnSync(process.execPath, [...args, PLUGIN], { env, input: stdin, encoding: 'utf8' });
+  const [file, args] =
+    nodeArgs.length === 0 ? [PLUGIN, []] : [process.execPath, [...nodeArgs, PLUGIN]];
+  const r = spawnSync(file, args, { env, input: stdin, encoding: 'utf8' });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr, json: parse(r.stdout) };
 }
 
-/** Runs the plugin without blocking (for concurrent invocations). */
+/** Runs the launcher without blocking (for concurrent invocations). */
 export function execPluginAsync(env: Record<string, string>, stdin: string): Promise<ExecResult> {
   return new Promise((resolve) => {
-    const child = execFile(
-      process.execPath,
-      [PLUGIN],
-      { env, encoding: 'utf8' },
-      (error, stdout, stderr) => {
-        resolve({
-          status: error ? (typeof error.code === 'number' ? error.code : 1) : 0,
-          stdout,
-          stderr,
-          json: parse(stdout),
-        });
-      },
-    );
+    const child = execFile(PLUGIN, [], { env, encoding: 'utf8' }, (error, stdout, stderr) => {
+      resolve({
+        status: error ? (typeof error.code === 'number' ? error.code : 1) : 0,
+        stdout,
+        stderr,
+        json: parse(stdout),
+      });
+    });
     child.stdin?.end(stdin);
   });
 }

@@ -2,17 +2,23 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTempDir } from '@netledger/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cniEnv, execPlugin, requirePlugin } from './exec-harness.js';
+import { SNAPSHOT_BLOB, cniEnv, execPlugin, requirePlugin } from './exec-harness.js';
 
 // gRPC (the etcd client) is the only user of http2; its presence in the builtin-module list
-// tells whether the etcd adapter was evaluated.
+// tells whether the etcd adapter was evaluated. Both ways Node runs the plugin are checked: the
+// plain bundle and the start-up snapshot (a snapshot's main skips --import, so the probe is a
+// --require).
 let dir: { path: string; remove: () => Promise<void> };
 let probe: string;
+const modes = [
+  ['the plain bundle', (): string[] => ['--require', probe]],
+  ['the start-up snapshot', (): string[] => ['--snapshot-blob', SNAPSHOT_BLOB, '--require', probe]],
+] as const;
 
 beforeAll(async () => {
   requirePlugin();
   dir = await createTempDir('netledger-cni-lazy-');
-  probe = join(dir.path, 'probe.mjs');
+  probe = join(dir.path, 'probe.cjs');
   writeFileSync(
     probe,
     "process.on('exit', () => process.stderr.write(`\\nHTTP2_LOADED=${process.moduleLoadList.includes('NativeModule http2')}\\n`));\n",
@@ -35,12 +41,12 @@ const conf = (ipam: Record<string, unknown>): string =>
     },
   });
 
-describe('datastore adapters are loaded lazily', () => {
+describe.each(modes)('datastore adapters are loaded lazily (%s)', (_, nodeArgs) => {
   it('the file store never evaluates the etcd client', () => {
     const r = execPlugin(
       cniEnv('STATUS', ''),
       conf({ datastore_path: join(dir.path, 'ds.json') }),
-      ['--import', probe],
+      nodeArgs(),
     );
     expect(r.json).toMatchObject({ code: 50 });
     expect(r.stderr).toContain('HTTP2_LOADED=false');
@@ -50,7 +56,7 @@ describe('datastore adapters are loaded lazily', () => {
     const r = execPlugin(
       cniEnv('STATUS', ''),
       conf({ datastore_type: 'etcdv3', etcd_endpoints: 'http://127.0.0.1:9' }),
-      ['--import', probe],
+      nodeArgs(),
     );
     expect(r.stderr).toContain('HTTP2_LOADED=true');
     expect(r.json).toMatchObject({
@@ -63,6 +69,7 @@ describe('datastore adapters are loaded lazily', () => {
     const r = execPlugin(
       cniEnv('ADD'),
       conf({ datastore_type: 'etcdv3', etcd_endpoints: 'ftp://x' }),
+      nodeArgs(),
     );
     expect(r.json).toMatchObject({ code: 7, msg: expect.stringContaining('ftp://x') });
   });

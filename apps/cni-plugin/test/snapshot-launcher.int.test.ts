@@ -1,0 +1,79 @@
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createFileDatastore } from '@netledger/datastore-file';
+import { createIpamClient } from '@netledger/ipam-core';
+import { createTempDir } from '@netledger/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PLUGIN, SNAPSHOT_BLOB, cniEnv, execPlugin, requirePlugin } from './exec-harness.js';
+
+let dir: { path: string; remove: () => Promise<void> };
+let dsPath: string;
+
+beforeAll(async () => {
+  requirePlugin();
+  dir = await createTempDir('netledger-cni-snapshot-');
+  dsPath = join(dir.path, 'datastore.json');
+  const ds = await createFileDatastore({ path: dsPath });
+  await createIpamClient({ datastore: ds }).pools.create({
+    metadata: { name: 'v4' },
+    spec: { cidr: '10.78.0.0/24' },
+  });
+  await ds.close();
+});
+afterAll(async () => {
+  await dir?.remove();
+});
+
+const conf = (): string =>
+  JSON.stringify({
+    cniVersion: '1.1.0',
+    name: 'snapnet',
+    ipam: {
+      type: 'netledger-ipam',
+      nodename: 'snap-node',
+      datastore_path: dsPath,
+      ipam_lock_file: join(dir.path, 'ipam.lock'),
+      log_level: 'error',
+    },
+  });
+
+/** The launcher under `sh -x`: its trace (stderr) shows which `exec` it chose. */
+function traceLauncher(env: Record<string, string>): { status: number | null; exec: string } {
+  const r = spawnSync('/bin/sh', ['-x', PLUGIN], { env, input: '', encoding: 'utf8' });
+  return { status: r.status, exec: r.stderr.split('\n').find((l) => l.includes('exec ')) ?? '' };
+}
+
+describe('bin/netledger-ipam and its start-up snapshot', () => {
+  it('starts Node from the snapshot', () => {
+    const r = traceLauncher(cniEnv('VERSION'));
+    expect(r.status).toBe(0);
+    expect(r.exec).toContain(`--snapshot-blob ${SNAPSHOT_BLOB}`);
+  });
+
+  it('runs the plain bundle when NODE_OPTIONS could make the snapshot unloadable', () => {
+    const env = { ...cniEnv('VERSION'), NODE_OPTIONS: '--max-old-space-size=200' };
+    const r = traceLauncher(env);
+    expect(r.status).toBe(0);
+    expect(r.exec).not.toContain('--snapshot-blob');
+    expect(execPlugin(env, '')).toMatchObject({ status: 0, json: { cniVersion: '1.1.0' } });
+  });
+
+  it('draws fresh randomness in every invocation (nothing cached in the snapshot replays)', async () => {
+    for (const id of ['r1', 'r2', 'r3']) {
+      expect(execPlugin(cniEnv('ADD', id), conf())).toMatchObject({ status: 0 });
+    }
+    const doc = JSON.parse(readFileSync(dsPath, 'utf8')) as {
+      entries: Record<string, { uid: string }>;
+    };
+    const uids = Object.values(doc.entries).map((e) => e.uid);
+    expect(uids.length).toBeGreaterThanOrEqual(5); // pool, node, block, three handles
+    expect(new Set(uids).size).toBe(uids.length);
+  });
+
+  it('reports an unexpected failure as CNI error JSON, as the plain bundle does', () => {
+    const r = execPlugin(cniEnv('ADD', 'bad'), '{"cniVersion": "1.1.0", "name": "x", "ipam": 1}');
+    expect(r.status).toBe(1);
+    expect(r.json).toMatchObject({ code: expect.any(Number), msg: expect.any(String) });
+  });
+});
