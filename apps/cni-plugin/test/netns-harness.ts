@@ -2,28 +2,17 @@
 // namespace, so nothing touches the real host. cleanup() removes every namespace created.
 import { execFile, execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { accessSync, constants, existsSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
+import { createNetnsPool, requireNetnsTools } from '@netledger/testkit';
 import { BIN_DIR, requirePlugin } from './exec-harness.js';
 
 export const CNI_DIR = '/usr/lib/cni';
 
-function onPath(name: string): boolean {
-  return (process.env['PATH'] ?? '').split(delimiter).some((dir) => {
-    try {
-      accessSync(join(dir, name), constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
-}
-
 /** Fails (never skips) when something the namespace tests need is missing. */
 export function requireNetnsPrerequisites(): void {
   requirePlugin();
-  if (process.getuid?.() !== 0) throw new Error('network namespace tests must run as root');
-  if (!onPath('ip')) throw new Error('missing ip: apt-get install -y iproute2');
+  requireNetnsTools({ ip: 'iproute2' });
   for (const p of ['bridge', 'host-local']) {
     if (!existsSync(join(CNI_DIR, p))) {
       throw new Error(`missing ${CNI_DIR}/${p}: apt-get install -y containernetworking-plugins`);
@@ -41,19 +30,14 @@ export interface PluginRun {
 
 export function createNetnsHarness(tag: string) {
   const suffix = randomBytes(3).toString('hex');
-  const namespaces: string[] = [];
-  const add = (name: string): string => {
-    execFileSync('ip', ['netns', 'add', name]);
-    namespaces.push(name);
-    return name;
-  };
-  const host = add(`nl-${tag}-h-${suffix}`);
+  const pool = createNetnsPool();
+  const host = pool.create(`${tag}-h`);
   return {
     host,
     suffix,
     /** A container namespace. */
     container(i: number): string {
-      return add(`nl-${tag}-c${i}-${suffix}`);
+      return pool.create(`${tag}-c${i}`);
     },
     /** Runs `/usr/lib/cni/<plugin>` inside the host namespace, as a runtime would. */
     runPlugin(
@@ -115,13 +99,7 @@ export function createNetnsHarness(tag: string) {
       }
     },
     cleanup(): void {
-      for (const ns of namespaces.splice(0).reverse()) {
-        try {
-          execFileSync('ip', ['netns', 'del', ns], { stdio: 'pipe' });
-        } catch {
-          // already gone
-        }
-      }
+      pool.cleanup();
     },
   };
 }

@@ -3,11 +3,12 @@
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { accessSync, constants, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { delimiter, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDeviceClient } from '@netledger/device-daemon';
+import { createNetnsPool, requireNetnsTools } from '@netledger/testkit';
 
 const APP_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** The executable bundled for one test file (each file its own, so parallel files do not race). */
@@ -20,23 +21,9 @@ const TOOLS: Record<string, string> = {
   ping: 'iputils-ping',
 };
 
-function onPath(name: string): boolean {
-  return (process.env['PATH'] ?? '').split(delimiter).some((dir) => {
-    try {
-      accessSync(join(dir, name), constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
-}
-
 /** Fails (never skips) when a prerequisite is missing, saying what to install. */
 export function requirePrerequisites(): void {
-  if (process.getuid?.() !== 0) throw new Error('network namespace tests must run as root');
-  for (const [tool, pkg] of Object.entries(TOOLS)) {
-    if (!onPath(tool)) throw new Error(`missing ${tool}: apt-get install -y ${pkg}`);
-  }
+  requireNetnsTools(TOOLS);
 }
 
 /** Bundles the app the way `pnpm build` does, under a test-specific name, and sets {@link BUNDLE}. */
@@ -69,17 +56,13 @@ export function run(
 
 /** Throwaway namespaces, temp dirs and daemons, all removed by cleanup(). */
 export function createHarness() {
-  const namespaces: string[] = [];
+  const namespaces = createNetnsPool();
   const children: ChildProcess[] = [];
   const tmp = mkdtempSync(join(tmpdir(), 'nl-netns-'));
   return {
     tmp,
     netns(tag: string): string {
-      const name = `nl-test-${tag}-${randomBytes(3).toString('hex')}`;
-      run('ip', ['netns', 'add', name]);
-      namespaces.push(name);
-      run('ip', ['-n', name, 'link', 'set', 'lo', 'up']);
-      return name;
+      return namespaces.create(`test-${tag}`);
     },
     /** Starts `netledger-device serve` inside `ns`; resolves once its API answers. */
     async daemon(args: { ns: string; state: string; data: string; path?: string }) {
@@ -155,7 +138,7 @@ export function createHarness() {
     },
     cleanup(): void {
       for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
-      for (const ns of namespaces) run('ip', ['netns', 'del', ns], { allowFail: true });
+      namespaces.cleanup();
       rmSync(tmp, { recursive: true, force: true });
     },
   };

@@ -1,5 +1,7 @@
 export { BIG_SEQUENCE, BlockBuilder, buildPool } from './builders.js';
 export { createTempDir, findFreePort } from './fixtures.js';
+export { createNetnsPool, onPath, requireNetnsTools } from './netns-fixture.js';
+export type { NetnsPool } from './netns-fixture.js';
 export { startEtcd, type EtcdFixture, type EtcdFixtureOptions } from './etcd-fixture.js';
 export { describeDatastoreContract } from './datastore-contract.js';
 export type { ContractTarget } from './datastore-contract.js';
