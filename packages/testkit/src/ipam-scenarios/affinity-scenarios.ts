@@ -201,5 +201,44 @@ export function describeAffinityScenarios(env: EnvAccessor): void {
         addressOf((await e.affinities(variant))[0]!.cidr),
       );
     });
+
+    it('48: host and virtual affinities of one hostname live side by side and release independently', async () => {
+      const e = env();
+      await e.pool('pool1', '10.1.0.0/16');
+      const virtual = { affinityType: 'virtual', host: 'host-a' } as const;
+      expect(await e.client.claimAffinity('10.1.0.0/26', HOST)).toEqual({
+        claimed: ['10.1.0.0/26'],
+        failed: [],
+      });
+      expect(await e.client.claimAffinity('10.1.1.0/26', virtual)).toEqual({
+        claimed: ['10.1.1.0/26'],
+        failed: [],
+      });
+      // Claiming again is idempotent for the owner, and each block is refused to the other type.
+      expect(await e.client.claimAffinity('10.1.0.0/26', HOST)).toEqual({
+        claimed: ['10.1.0.0/26'],
+        failed: [],
+      });
+      expect(await e.client.claimAffinity('10.1.0.0/26', virtual)).toEqual({
+        claimed: [],
+        failed: ['10.1.0.0/26'],
+      });
+      expect(await e.affinities('host-a')).toEqual([
+        { cidr: '10.1.0.0/26', host: 'host-a', type: 'host', state: 'confirmed' },
+        { cidr: '10.1.1.0/26', host: 'host-a', type: 'virtual', state: 'confirmed' },
+      ]);
+      expect((await e.block('10.1.1.0/26')).affinity).toBe('virtual:host-a');
+      await e.client.releaseBlockAffinity('10.1.1.0/26', { mustBeEmpty: true });
+      expect(await e.affinities('host-a')).toEqual([
+        { cidr: '10.1.0.0/26', host: 'host-a', type: 'host', state: 'confirmed' },
+      ]);
+      await e.client.releaseAffinity('10.1.0.0/26', 'host-a', { mustBeEmpty: true });
+      expect(await e.affinities('host-a')).toEqual([]);
+      expect(await e.blocks()).toEqual([]);
+      await expectIpamError(
+        e.client.releaseBlockAffinity('10.1.1.0/26', { mustBeEmpty: true }),
+        'DoesNotExist',
+      );
+    });
   });
 }
