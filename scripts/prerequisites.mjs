@@ -11,6 +11,7 @@ export const SYSTEM_PACKAGES = [
   { pkg: 'iproute2', proof: '/usr/bin/ip', alt: '/sbin/ip' },
   { pkg: 'iputils-ping', proof: '/usr/bin/ping', alt: '/bin/ping' },
   { pkg: 'containernetworking-plugins', proof: '/usr/lib/cni/bridge' },
+  { pkg: 'e2fsprogs', proof: '/usr/bin/chattr', alt: '/bin/chattr' },
 ];
 
 /** Packages whose proof file is missing. */

@@ -4,7 +4,14 @@ import type { FileHandle } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { IpamError, encodeValue } from '@netledger/ipam-core';
-import type { Datastore, DatastoreKey, KVPair, Kind, ListOptions } from '@netledger/ipam-core';
+import type {
+  Datastore,
+  DatastoreKey,
+  KVPair,
+  Kind,
+  ListOptions,
+  ListResult,
+} from '@netledger/ipam-core';
 import { describeKey, keyToPath, listPrefixes, matchesListOptions } from '@netledger/ipam-core';
 import { applyMutation } from './apply-mutation.js';
 import type { Mutation } from './apply-mutation.js';
@@ -183,6 +190,22 @@ export async function createFileDatastore(options: FileDatastoreOptions = {}): P
   // create, update and apply always return the entry written.
   const written = <K extends Kind>(entry: StoredEntry | undefined): KVPair<K> =>
     toKvPair(entry!) as KVPair<K>;
+  /** A list out of one refreshed snapshot (the index belongs to the snapshot the cache holds). */
+  const listFrom = <K extends Kind>(
+    snapshot: Awaited<ReturnType<typeof cache.refresh>>,
+    listOptions: ListOptions<K>,
+  ): ListResult<K> => {
+    const index = cache.index();
+    const items: KVPair<K>[] = [];
+    // Prefixes are disjoint and visited in key order, so the result is in key order.
+    for (const prefix of listPrefixes(listOptions).sort()) {
+      for (const p of index.withPrefix(prefix)) {
+        const entry = snapshot.entries.get(p)!;
+        if (matchesListOptions(entry.key, listOptions)) items.push(toKvPair(entry) as KVPair<K>);
+      }
+    }
+    return { items, revision: String(snapshot.revision) };
+  };
   const missing = (key: DatastoreKey): IpamError =>
     new IpamError('DoesNotExist', `resource does not exist: ${describeKey(key)}`, {
       identifier: describeKey(key),
@@ -217,19 +240,13 @@ export async function createFileDatastore(options: FileDatastoreOptions = {}): P
     },
     async list<K extends Kind>(listOptions: ListOptions<K>) {
       ensureOpen();
+      return listFrom(await cache.refresh(), listOptions);
+    },
+    async listMany(options) {
+      ensureOpen();
+      // One refresh: every list reads the same snapshot, hence the same revision.
       const snapshot = await cache.refresh();
-      const index = cache.index();
-      const items: KVPair<K>[] = [];
-      // Prefixes are disjoint and visited in key order, so the result is in key order.
-      for (const prefix of listPrefixes(listOptions).sort()) {
-        for (const p of index.withPrefix(prefix)) {
-          const entry = snapshot.entries.get(p)!;
-          if (matchesListOptions(entry.key, listOptions)) {
-            items.push(toKvPair(entry) as KVPair<K>);
-          }
-        }
-      }
-      return { items, revision: String(snapshot.revision) };
+      return options.map((o) => listFrom(snapshot, o));
     },
     watch(listOptions, watchOptions = {}) {
       ensureOpen();
