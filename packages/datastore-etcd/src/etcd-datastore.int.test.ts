@@ -1,28 +1,10 @@
-import type { Datastore } from '@netledger/ipam-core';
 import { IpamError } from '@netledger/ipam-core';
-import { describeDatastoreContract, findFreePort, startEtcd } from '@netledger/testkit';
-import type { EtcdFixture } from '@netledger/testkit';
-import { Etcd3 } from 'etcd3';
+import { describeDatastoreContract, findFreePort } from '@netledger/testkit';
+import { createWipedEtcdTarget } from '../test/wiped-etcd-target.js';
 import { describe, expect, it } from 'vitest';
 import { createEtcdDatastore } from './create-etcd-datastore.js';
 
-let etcd: EtcdFixture | undefined;
-let raw: Etcd3 | undefined;
-
-describeDatastoreContract('etcd', {
-  listOrder: 'path',
-  async open(): Promise<Datastore> {
-    etcd ??= await startEtcd();
-    raw ??= new Etcd3({ hosts: etcd.endpoints });
-    // Each test starts from an empty Calico tree.
-    await raw.delete().prefix('/calico/');
-    return createEtcdDatastore({ endpoints: etcd.endpoints });
-  },
-  async teardown() {
-    raw?.close();
-    await etcd?.stop();
-  },
-});
+describeDatastoreContract('etcd', { listOrder: 'path', ...createWipedEtcdTarget() });
 
 describe('etcd datastore: unreachable etcd', () => {
   it('fails Unavailable naming the endpoints within the dial timeout, instead of hanging', async () => {
