@@ -37,7 +37,8 @@ async function openDatastore(conf: DatastoreConf): Promise<Datastore> {
       // Every write rewrites the whole file, history included, inside the host lock: a short
       // history keeps the file (and each ADD) small. The plugin never watches; other processes'
       // watches that fall further behind re-list (WatchExpired), as the Datastore contract says.
-      return createFileDatastore({ path, historyLimit: FILE_HISTORY_LIMIT });
+      // A one-shot process: blocking file calls skip a thread-pool round trip each.
+      return createFileDatastore({ path, historyLimit: FILE_HISTORY_LIMIT, blockingIo: true });
     }
     case 'etcdv3': {
       const { openEtcdDatastore } = await loadEtcdChunk();

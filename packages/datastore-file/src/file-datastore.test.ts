@@ -12,15 +12,17 @@ import { formatLockHolder } from './lock-holder.js';
 
 const dirs: Array<{ remove: () => Promise<void> }> = [];
 
-describeDatastoreContract('file', {
-  async open() {
-    const dir = await createTempDir('netledger-file-contract-');
-    dirs.push(dir);
-    return createFileDatastore({ path: join(dir.path, 'datastore.json') });
-  },
-  async teardown() {
-    await Promise.all(dirs.map((d) => d.remove()));
-  },
+describe.each([false, true])('blocking file calls: %s', (blockingIo) => {
+  describeDatastoreContract('file', {
+    async open() {
+      const dir = await createTempDir('netledger-file-contract-');
+      dirs.push(dir);
+      return createFileDatastore({ path: join(dir.path, 'datastore.json'), blockingIo });
+    },
+    async teardown() {
+      await Promise.all(dirs.map((d) => d.remove()));
+    },
+  });
 });
 
 const handle = (handleId: string): DatastoreKey<'IPAMHandle'> => ({ kind: 'IPAMHandle', handleId });

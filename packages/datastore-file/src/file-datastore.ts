@@ -1,6 +1,4 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdir, open, stat } from 'node:fs/promises';
-import type { FileHandle } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { IpamError, encodeValue } from '@netledger/ipam-core';
@@ -27,6 +25,8 @@ import { currentLockHolder, probeProcess } from './process-probe.js';
 import { createSerialQueue } from './serial-queue.js';
 import { createSnapshotCache } from './snapshot-cache.js';
 import { serializeStoreDocument } from './store-document.js';
+import { blockingFs, threadPoolFs } from './store-fs.js';
+import type { StoreFileHandle, StoreFs } from './store-fs.js';
 import type { LoadedStore } from './store-file.js';
 import { commitStoreFile, loadStoreFile, statStamp, sweepGarbage } from './store-file.js';
 import { emptySnapshot } from './store-snapshot.js';
@@ -56,12 +56,19 @@ export interface FileDatastoreOptions {
   readonly historyLimit?: number;
   /** How often an open watch checks the file for other processes' writes (100 ms). */
   readonly watchIntervalMs?: number;
+  /**
+   * Make file calls blocking instead of running them on libuv's thread pool (default false). For
+   * a one-shot process such as the CNI plugin, which has nothing else to do while it waits for the
+   * disk: it saves a thread-pool round trip per call. A long-lived process keeps the default, so
+   * its event loop stays free while the store fsyncs.
+   */
+  readonly blockingIo?: boolean;
 }
 
-async function prepareLocation(path: string): Promise<void> {
+async function prepareLocation(fs: StoreFs, path: string): Promise<void> {
   const dir = dirname(path);
   try {
-    await mkdir(dir, { recursive: true });
+    await fs.mkdirs(dir);
   } catch (e) {
     throw new IpamError(
       'Unavailable',
@@ -69,7 +76,7 @@ async function prepareLocation(path: string): Promise<void> {
       { identifier: path, cause: e },
     );
   }
-  const s = await stat(path).catch((e: unknown) => {
+  const s = await fs.stat(path).catch((e: unknown) => {
     if (errnoOf(e) === 'ENOENT') return undefined;
     throw toUnavailable(path, 'stat', e);
   });
@@ -83,10 +90,15 @@ async function prepareLocation(path: string): Promise<void> {
   }
 }
 
-async function openOrCreate(path: string, dirHandle: FileHandle): Promise<LoadedStore> {
-  if (await statStamp(path)) return loadStoreFile(path);
+async function openOrCreate(
+  fs: StoreFs,
+  path: string,
+  dirHandle: StoreFileHandle,
+): Promise<LoadedStore> {
+  if (await statStamp(fs, path)) return loadStoreFile(fs, path);
   const snapshot = emptySnapshot(randomUUID());
   const written = await commitStoreFile({
+    fs,
     path,
     dirHandle,
     text: serializeStoreDocument(snapshot),
@@ -125,15 +137,17 @@ export async function createFileDatastore(options: FileDatastoreOptions = {}): P
     options.path ?? defaultDatastorePath(process.env, process.getuid?.(), homedir()),
   );
   const historyLimit = Math.max(0, options.historyLimit ?? DEFAULT_HISTORY_LIMIT);
-  await prepareLocation(path);
-  const dirHandle = await open(dirname(path), 'r').catch((e: unknown) => {
+  const fs = options.blockingIo ? blockingFs : threadPoolFs;
+  await prepareLocation(fs, path);
+  const dirHandle = await fs.open(dirname(path), 'r').catch((e: unknown) => {
     throw toUnavailable(path, 'opening the directory', e);
   });
-  const holder = await currentLockHolder(randomBytes(8).toString('hex'));
+  const holder = await currentLockHolder(fs, randomBytes(8).toString('hex'));
   const judge = async (h: LockHolder) =>
-    judgeHolder(h, holder.pidNamespace, await probeProcess(h.pid));
+    judgeHolder(h, holder.pidNamespace, await probeProcess(fs, h.pid));
   const lockPath = `${path}.lock`;
   const lock = createFileLock({
+    fs,
     lockPath,
     storePath: path,
     timeoutMs: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
@@ -144,8 +158,13 @@ export async function createFileDatastore(options: FileDatastoreOptions = {}): P
   let initial: LoadedStore;
   try {
     initial = await withLock(lock, async () => {
-      await sweepGarbage({ path, lockPath, isDead: async (h) => (await judge(h)) === 'dead' });
-      return openOrCreate(path, dirHandle);
+      await sweepGarbage({
+        fs,
+        path,
+        lockPath,
+        isDead: async (h) => (await judge(h)) === 'dead',
+      });
+      return openOrCreate(fs, path, dirHandle);
     });
   } catch (e) {
     await lock.dispose();
@@ -162,6 +181,7 @@ export async function createFileDatastore(options: FileDatastoreOptions = {}): P
     },
   });
   const cache = createSnapshotCache({
+    fs,
     path,
     initial,
     onChange: (previous, next) => fileWatch.sync(previous, next),
@@ -181,7 +201,7 @@ export async function createFileDatastore(options: FileDatastoreOptions = {}): P
         const base = await cache.refreshLocked();
         const result = applyMutation(base, mutation, { newUid: randomUUID(), historyLimit });
         const text = serializeStoreDocument(result.snapshot);
-        const written = await commitStoreFile({ path, dirHandle, text });
+        const written = await commitStoreFile({ fs, path, dirHandle, text });
         cache.replace({ snapshot: result.snapshot, ...written });
         return result.entry;
       }),

@@ -7,18 +7,23 @@ import { createFileLock } from './file-lock.js';
 import type { LockHolder } from './lock-holder.js';
 import { formatLockHolder, judgeHolder } from './lock-holder.js';
 import { currentLockHolder, probeProcess } from './process-probe.js';
+import { blockingFs, threadPoolFs } from './store-fs.js';
 
 /** A pid that certainly belonged to a process that has exited and been reaped. */
 const deadPid = (): number => spawnSync(process.execPath, ['-e', '']).pid;
 
-describe('createFileLock', () => {
+describe.each([
+  { io: 'thread-pool', fs: threadPoolFs },
+  { io: 'blocking', fs: blockingFs },
+])('createFileLock ($io file calls)', ({ fs }) => {
   let dir: { path: string; remove: () => Promise<void> };
   let lockPath: string;
   let self: LockHolder;
   const judge = async (h: LockHolder) =>
-    judgeHolder(h, self.pidNamespace, await probeProcess(h.pid));
+    judgeHolder(h, self.pidNamespace, await probeProcess(fs, h.pid));
   const makeLock = async (nonce: string, timeoutMs = 2_000) =>
     createFileLock({
+      fs,
       lockPath,
       storePath: join(dir.path, 'store.json'),
       timeoutMs,
@@ -29,7 +34,7 @@ describe('createFileLock', () => {
   beforeEach(async () => {
     dir = await createTempDir('netledger-lock-');
     lockPath = join(dir.path, 'store.json.lock');
-    self = await currentLockHolder('test');
+    self = await currentLockHolder(fs, 'test');
   });
   afterEach(async () => {
     await dir.remove();

@@ -1,12 +1,13 @@
-import { link, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { IpamError } from '@netledger/ipam-core';
 import { errnoOf, toUnavailable } from './fs-errors.js';
 import type { HolderStatus, LockHolder } from './lock-holder.js';
 import { formatLockHolder, parseLockHolder } from './lock-holder.js';
+import type { StoreFs } from './store-fs.js';
 
 /** Options for {@link createFileLock}. */
 export interface FileLockOptions {
+  readonly fs: StoreFs;
   /** The lock file, e.g. `<store>.lock`; a stale one is broken under `<lockPath>.break`. */
   readonly lockPath: string;
   /** The store path, named in errors. */
@@ -37,9 +38,9 @@ interface SeenLock {
   readonly holder: LockHolder | undefined;
 }
 
-const readLock = async (path: string): Promise<SeenLock | undefined> => {
+const readLock = async (fs: StoreFs, path: string): Promise<SeenLock | undefined> => {
   try {
-    const text = await readFile(path, 'utf8');
+    const text = await fs.readText(path);
     return { text, holder: parseLockHolder(text) };
   } catch (e) {
     if (errnoOf(e) === 'ENOENT') return undefined;
@@ -56,7 +57,7 @@ const readLock = async (path: string): Promise<SeenLock | undefined> => {
  * so two processes never both break a lock and remove a fresh one.
  */
 export function createFileLock(options: FileLockOptions): FileLock {
-  const { lockPath, storePath } = options;
+  const { fs, lockPath, storePath } = options;
   const breakPath = `${lockPath}.break`;
   const ownPath = `${lockPath}-${options.holder.pid}-${options.holder.nonce}`;
   const ownText = formatLockHolder(options.holder);
@@ -66,10 +67,10 @@ export function createFileLock(options: FileLockOptions): FileLock {
     for (let attempt = 0; ; attempt++) {
       try {
         if (!prepared) {
-          await writeFile(ownPath, ownText, { flag: 'w', mode: 0o644 });
+          await fs.writeText(ownPath, ownText, { flag: 'w', mode: 0o644 });
           prepared = true;
         }
-        await link(ownPath, target);
+        await fs.link(ownPath, target);
         return true;
       } catch (e) {
         const code = errnoOf(e);
@@ -85,9 +86,9 @@ export function createFileLock(options: FileLockOptions): FileLock {
   };
 
   const removeIfSame = async (path: string, text: string): Promise<void> => {
-    const now = await readLock(path);
+    const now = await readLock(fs, path);
     if (now?.text !== text) return;
-    await unlink(path).catch((e: unknown) => {
+    await fs.unlink(path).catch((e: unknown) => {
       if (errnoOf(e) !== 'ENOENT') throw e;
     });
   };
@@ -95,7 +96,7 @@ export function createFileLock(options: FileLockOptions): FileLock {
   const breakStale = async (stale: SeenLock): Promise<void> => {
     if (!(await tryLink(breakPath))) {
       // Someone else is breaking it. Its breaker is stale only if that process died in between.
-      const breaker = await readLock(breakPath);
+      const breaker = await readLock(fs, breakPath);
       if (breaker?.holder && (await options.judge(breaker.holder)) === 'dead') {
         await removeIfSame(breakPath, breaker.text);
       }
@@ -104,12 +105,12 @@ export function createFileLock(options: FileLockOptions): FileLock {
     try {
       await removeIfSame(lockPath, stale.text);
     } finally {
-      await unlink(breakPath).catch(() => undefined);
+      await fs.unlink(breakPath).catch(() => undefined);
     }
   };
 
   const timeout = async (seen: SeenLock): Promise<IpamError> => {
-    const since = await stat(lockPath).then(
+    const since = await fs.stat(lockPath).then(
       (s) => ` since ${s.ctime.toISOString()}`,
       () => '',
     );
@@ -131,7 +132,7 @@ export function createFileLock(options: FileLockOptions): FileLock {
         if (await tryLink(lockPath)) return;
         let seen: SeenLock | undefined;
         try {
-          seen = await readLock(lockPath);
+          seen = await readLock(fs, lockPath);
           if (!seen) continue; // released between link and read
           if (seen.holder && (await options.judge(seen.holder)) === 'dead') {
             await breakStale(seen);
@@ -148,14 +149,14 @@ export function createFileLock(options: FileLockOptions): FileLock {
     },
     async release() {
       try {
-        await unlink(lockPath);
+        await fs.unlink(lockPath);
       } catch (e) {
         throw toUnavailable(storePath, `releasing lock ${lockPath}`, e);
       }
     },
     async dispose() {
       prepared = false;
-      await unlink(ownPath).catch(() => undefined);
+      await fs.unlink(ownPath).catch(() => undefined);
     },
   };
 }

@@ -64,7 +64,10 @@ function parseRevision(revision: string): number {
  * the oldest revision still in the history.
  */
 export function createFileWatch(options: FileWatchOptions): FileWatch {
-  let hub: WatchHub;
+  /** Created by the first watch: until then nothing decodes the history (a one-shot process never watches). */
+  let hub: WatchHub | undefined;
+  /** The newest snapshot seen; seeds the hub when the first watch opens. */
+  let latest = options.initial;
   /** Watches from a revision below this cannot be served: events were compacted away. */
   let floor = 0;
   let lastPublished = 0;
@@ -76,14 +79,15 @@ export function createFileWatch(options: FileWatchOptions): FileWatch {
   const failAll = (error: IpamError): void => {
     for (const s of [...streams]) s.fail(error);
   };
-  const seed = (snapshot: StoreSnapshot): void => {
-    hub = createWatchHub({ historyLimit: Math.max(1, options.historyLimit) });
-    for (const r of snapshot.history) hub.publish(toWatchEvent(r));
+  const seed = (snapshot: StoreSnapshot): WatchHub => {
+    const fresh = createWatchHub({ historyLimit: Math.max(1, options.historyLimit) });
+    for (const r of snapshot.history) fresh.publish(toWatchEvent(r));
     floor = snapshot.compactedRevision;
     lastPublished = snapshot.revision;
     storeId = snapshot.storeId;
+    hub = fresh;
+    return fresh;
   };
-  seed(options.initial);
 
   const tick = (): void => {
     if (polling) return;
@@ -137,6 +141,7 @@ export function createFileWatch(options: FileWatchOptions): FileWatch {
 
   return {
     watch(listOptions, watchOptions, currentRevision) {
+      const active = hub ?? seed(latest);
       const from =
         watchOptions.revision === undefined
           ? currentRevision
@@ -149,7 +154,7 @@ export function createFileWatch(options: FileWatchOptions): FileWatch {
           ),
         );
       }
-      const inner = hub.subscribe({
+      const inner = active.subscribe({
         matches: (key) => matchesListOptions(key, listOptions),
         fromRevision: from,
         ...(watchOptions.signal && { signal: watchOptions.signal }),
@@ -157,6 +162,8 @@ export function createFileWatch(options: FileWatchOptions): FileWatch {
       return open(inner, watchOptions.signal);
     },
     sync(_previous, next) {
+      latest = next;
+      if (!hub) return;
       if (next.storeId !== storeId || next.revision < lastPublished) {
         failAll(new IpamError('WatchExpired', 'the datastore file was replaced; list again'));
         seed(next);
@@ -178,7 +185,7 @@ export function createFileWatch(options: FileWatchOptions): FileWatch {
     failAll,
     closeAll() {
       for (const s of [...streams]) s.close();
-      hub.closeAll();
+      hub?.closeAll();
       updateTimer();
     },
   };

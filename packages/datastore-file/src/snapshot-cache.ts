@@ -1,10 +1,12 @@
 import { IpamError, SortedKeys } from '@netledger/ipam-core';
 import type { FileStamp, LoadedStore } from './store-file.js';
+import type { StoreFs } from './store-fs.js';
 import { loadStoreFile, sameStamp, statStamp } from './store-file.js';
 import type { StoreSnapshot } from './store-snapshot.js';
 
 /** Options for {@link createSnapshotCache}. */
 export interface SnapshotCacheOptions {
+  readonly fs: StoreFs;
   readonly path: string;
   /** The store as read (or created) when opening. */
   readonly initial: LoadedStore;
@@ -42,7 +44,7 @@ function sameKeys(a: StoreSnapshot, b: StoreSnapshot): boolean {
 
 /** Creates a {@link SnapshotCache} over a loaded store file. */
 export function createSnapshotCache(options: SnapshotCacheOptions): SnapshotCache {
-  const { path } = options;
+  const { fs, path } = options;
   let held: LoadedStore = options.initial;
   let sorted: SortedKeys | undefined;
   let reading: Promise<StoreSnapshot> | undefined;
@@ -71,7 +73,7 @@ export function createSnapshotCache(options: SnapshotCacheOptions): SnapshotCach
   };
 
   const read = async (force: boolean): Promise<StoreSnapshot> => {
-    const stamp: FileStamp | undefined = await statStamp(path);
+    const stamp: FileStamp | undefined = await statStamp(fs, path);
     if (!stamp) {
       throw new IpamError(
         'Unavailable',
@@ -80,7 +82,7 @@ export function createSnapshotCache(options: SnapshotCacheOptions): SnapshotCach
       );
     }
     if (sameStamp(stamp, held.stamp)) return held.snapshot;
-    install(await loadStoreFile(path, held.snapshot), force);
+    install(await loadStoreFile(fs, path, held.snapshot), force);
     return held.snapshot;
   };
 

@@ -1,9 +1,27 @@
+import { crc32 } from 'node:zlib';
 import { IpamError, decodeValue, keyToPath, pathToKey } from '@netledger/ipam-core';
 import type { HistoryRecord, StoreSnapshot, StoredEntry } from './store-snapshot.js';
 import { STORE_FORMAT } from './store-snapshot.js';
 
 // The file is one JSON document; each value is kept as the Calico JSON text `encodeValue` gave,
 // so the outer document needs only the built-in JSON parser and uint64s inside values stay exact.
+//
+// Its last field is a seal: the CRC-32 of the text before it. Only this package writes a seal, and
+// only over values that decode (its own encodings, or text it read from a checked or sealed file).
+// A reader that finds the seal intact skips decoding every value, so opening the store costs one
+// JSON.parse and a checksum instead of one decode per object, and values are decoded when read. A
+// file edited by hand, truncated or damaged on disk no longer matches its seal and is checked in
+// full, as is a file without one. (A checksum against accidents, not a signature.)
+
+const SEAL = /,"seal":"([0-9a-f]{8})"\}\n?$/;
+
+const sealOf = (body: string): string => crc32(body).toString(16).padStart(8, '0');
+
+/** True when `text` ends with a seal that matches the text before it. */
+function isSealed(text: string): boolean {
+  const m = SEAL.exec(text);
+  return m !== null && sealOf(text.slice(0, m.index)) === m[1];
+}
 
 /** Options for {@link parseStoreDocument}. */
 export interface ParseStoreOptions {
@@ -44,7 +62,7 @@ function readEntry(
   filePath: string,
   path: string,
   raw: unknown,
-  limits: { maxRevision: number; reuse: StoredEntry | undefined },
+  limits: { maxRevision: number; reuse: StoredEntry | undefined; sealed: boolean },
 ): StoredEntry {
   const fail = (what: string): never => {
     throw corrupt(filePath, `${path}: ${what}`, path);
@@ -62,6 +80,7 @@ function readEntry(
   if (typeof uid !== 'string' || uid === '') return fail('uid is not a non-empty string');
   const key = pathToKey(path);
   if (!key || keyToPath(key) !== path) return fail('not a Calico datastore path');
+  if (limits.sealed) return { key, value, modRevision, createRevision, uid };
   try {
     decodeValue(key, value);
   } catch (e) {
@@ -79,7 +98,13 @@ function readEntry(
 function readHistory(
   filePath: string,
   raw: unknown,
-  header: { revision: number; compactedRevision: number; previous: StoreSnapshot | undefined },
+  header: {
+    revision: number;
+    compactedRevision: number;
+    previous: StoreSnapshot | undefined;
+    entries: ReadonlyMap<string, StoredEntry>;
+    sealed: boolean;
+  },
 ): HistoryRecord[] {
   if (!Array.isArray(raw)) throw corrupt(filePath, 'history is not an array');
   const expected = header.revision - header.compactedRevision;
@@ -103,8 +128,16 @@ function readHistory(
     }
     if (typeof path !== 'string') throw corrupt(filePath, `history[${i}].path is not a string`);
     const before = old.get(revision);
-    const reuse = before && before.type === type && before.path === path ? before.entry : undefined;
-    const entry = readEntry(filePath, path, item, { maxRevision: revision, reuse });
+    // The newest change of a live object is that object as stored: checked once, shared.
+    const reuse =
+      before && before.type === type && before.path === path
+        ? before.entry
+        : header.entries.get(path);
+    const entry = readEntry(filePath, path, item, {
+      maxRevision: revision,
+      reuse,
+      sealed: header.sealed,
+    });
     if (type !== 'deleted' && entry.modRevision !== revision) {
       throw corrupt(
         filePath,
@@ -118,9 +151,10 @@ function readHistory(
 }
 
 /**
- * Parses and fully checks a store file: the document's shape, revision bookkeeping, every path
- * (a Calico etcd path), and every value (it must decode for its kind). Throws
- * `IpamError('CorruptValue')` whose message starts with the file path and names the key.
+ * Parses and checks a store file: the document's shape, revision bookkeeping, every path (a
+ * Calico etcd path), and, unless the file's seal is intact, every value (it must decode for its
+ * kind). Throws `IpamError('CorruptValue')` whose message starts with the file path and names the
+ * key.
  */
 export function parseStoreDocument(text: string, options: ParseStoreOptions): StoreSnapshot {
   const { filePath, previous } = options;
@@ -142,15 +176,18 @@ export function parseStoreDocument(text: string, options: ParseStoreOptions): St
   }
   if (!isObj(doc.entries)) throw corrupt(filePath, 'entries is not an object');
   const sameStore = previous?.storeId === storeId ? previous : undefined;
+  const sealed = isSealed(text);
   const entries = new Map<string, StoredEntry>();
   for (const [path, raw] of Object.entries(doc.entries)) {
     const reuse = sameStore?.entries.get(path);
-    entries.set(path, readEntry(filePath, path, raw, { maxRevision: revision, reuse }));
+    entries.set(path, readEntry(filePath, path, raw, { maxRevision: revision, reuse, sealed }));
   }
   const history = readHistory(filePath, doc.history, {
     revision,
     compactedRevision,
     previous: sameStore,
+    entries,
+    sealed,
   });
   return { storeId, revision, compactedRevision, entries, history };
 }
@@ -200,5 +237,6 @@ export function serializeStoreDocument(snapshot: StoreSnapshot): string {
     revision: snapshot.revision,
     compactedRevision: snapshot.compactedRevision,
   });
-  return `${header.slice(0, -1)},"entries":{${entries.join(',')}},"history":[${history.join(',')}]}\n`;
+  const body = `${header.slice(0, -1)},"entries":{${entries.join(',')}},"history":[${history.join(',')}]`;
+  return `${body},"seal":"${sealOf(body)}"}\n`;
 }

@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { open, readFile, readdir, rename, stat, unlink } from 'node:fs/promises';
-import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { errnoOf, toUnavailable } from './fs-errors.js';
 import type { LockHolder } from './lock-holder.js';
 import { parseLockHolder } from './lock-holder.js';
 import { parseStoreDocument } from './store-document.js';
+import type { StoreFileHandle, StoreFs } from './store-fs.js';
 import type { StoreSnapshot } from './store-snapshot.js';
 
 /** What identifies one version of the file without reading it. */
@@ -22,7 +21,7 @@ export interface FileStamp {
  */
 export interface LoadedStore {
   readonly snapshot: StoreSnapshot;
-  readonly handle: FileHandle;
+  readonly handle: StoreFileHandle;
   readonly stamp: FileStamp;
 }
 
@@ -43,9 +42,9 @@ export function sameStamp(a: FileStamp, b: FileStamp): boolean {
 }
 
 /** The stamp of the file at `path` now; undefined if there is none. */
-export async function statStamp(path: string): Promise<FileStamp | undefined> {
+export async function statStamp(fs: StoreFs, path: string): Promise<FileStamp | undefined> {
   try {
-    return stampOf(await stat(path, { bigint: true }));
+    return stampOf(await fs.statBig(path));
   } catch (e) {
     if (errnoOf(e) === 'ENOENT') return undefined;
     throw toUnavailable(path, 'stat', e);
@@ -56,16 +55,20 @@ export async function statStamp(path: string): Promise<FileStamp | undefined> {
  * Opens, reads and fully checks the store file (`CorruptValue` naming the path and key when it is
  * not a valid store). The handle stays open in the result; close it when replacing the snapshot.
  */
-export async function loadStoreFile(path: string, previous?: StoreSnapshot): Promise<LoadedStore> {
-  let handle: FileHandle;
+export async function loadStoreFile(
+  fs: StoreFs,
+  path: string,
+  previous?: StoreSnapshot,
+): Promise<LoadedStore> {
+  let handle: StoreFileHandle;
   try {
-    handle = await open(path, 'r');
+    handle = await fs.open(path, 'r');
   } catch (e) {
     throw toUnavailable(path, 'opening the store', e);
   }
   try {
-    const stamp = stampOf(await handle.stat({ bigint: true }));
-    const text = await handle.readFile('utf8');
+    const stamp = stampOf(await handle.statBig());
+    const text = await handle.readText();
     const snapshot = parseStoreDocument(text, {
       filePath: path,
       ...(previous && { previous }),
@@ -79,10 +82,11 @@ export async function loadStoreFile(path: string, previous?: StoreSnapshot): Pro
 
 /** Options for {@link commitStoreFile}. */
 export interface CommitOptions {
+  readonly fs: StoreFs;
   readonly path: string;
   readonly text: string;
   /** An open handle on the store's directory, fsynced after the rename. */
-  readonly dirHandle: FileHandle;
+  readonly dirHandle: StoreFileHandle;
 }
 
 const TEMP_MARK = '.tmp-';
@@ -93,28 +97,29 @@ const TEMP_MARK = '.tmp-';
  * On failure the temp file is removed and the store is unchanged. Returns the new file's handle.
  */
 export async function commitStoreFile(options: CommitOptions): Promise<{
-  handle: FileHandle;
+  handle: StoreFileHandle;
   stamp: FileStamp;
 }> {
-  const { path, text, dirHandle } = options;
+  const { fs, path, text, dirHandle } = options;
   const temp = `${path}${TEMP_MARK}${process.pid}-${randomBytes(6).toString('hex')}`;
-  let handle: FileHandle | undefined;
+  let handle: StoreFileHandle | undefined;
   try {
-    handle = await open(temp, 'wx', 0o644);
-    await handle.writeFile(text, 'utf8');
+    handle = await fs.open(temp, 'wx', 0o644);
+    await handle.writeText(text);
     await handle.sync();
-    await rename(temp, path);
+    await fs.rename(temp, path);
     await dirHandle.sync();
-    return { handle, stamp: stampOf(await handle.stat({ bigint: true })) };
+    return { handle, stamp: stampOf(await handle.statBig()) };
   } catch (e) {
     await handle?.close().catch(() => undefined);
-    await unlink(temp).catch(() => undefined);
+    await fs.unlink(temp).catch(() => undefined);
     throw toUnavailable(path, 'writing the store', e);
   }
 }
 
 /** Options for {@link sweepGarbage}. */
 export interface SweepOptions {
+  readonly fs: StoreFs;
   readonly path: string;
   readonly lockPath: string;
   /** True for a lock holder that is certainly dead. */
@@ -130,14 +135,15 @@ export async function sweepGarbage(options: SweepOptions): Promise<void> {
   const dir = dirname(options.path);
   const tempPrefix = `${basename(options.path)}${TEMP_MARK}`;
   const lockPrefix = `${basename(options.lockPath)}-`;
-  const names = await readdir(dir).catch(() => [] as string[]);
+  const { fs } = options;
+  const names = await fs.readdir(dir).catch(() => [] as string[]);
   for (const name of names) {
     const full = join(dir, name);
     if (name.startsWith(tempPrefix)) {
-      await unlink(full).catch(() => undefined);
+      await fs.unlink(full).catch(() => undefined);
     } else if (name.startsWith(lockPrefix)) {
-      const holder = parseLockHolder(await readFile(full, 'utf8').catch(() => ''));
-      if (holder && (await options.isDead(holder))) await unlink(full).catch(() => undefined);
+      const holder = parseLockHolder(await fs.readText(full).catch(() => ''));
+      if (holder && (await options.isDead(holder))) await fs.unlink(full).catch(() => undefined);
     }
   }
 }
