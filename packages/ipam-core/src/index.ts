@@ -57,6 +57,12 @@ export type { MemoryDatastoreOptions } from './datastore/memory-datastore.js';
 export { createWatchHub } from './datastore/watch-hub.js';
 export type { Subscription, WatchHub, WatchHubOptions } from './datastore/watch-hub.js';
 export { SortedKeys } from './datastore/sorted-keys.js';
+export { DEFAULT_MIRRORED_KINDS, createMirroredDatastore } from './datastore/mirrored-datastore.js';
+export type {
+  MirrorTimers,
+  MirroredDatastore,
+  MirroredDatastoreOptions,
+} from './datastore/mirrored-datastore.js';
 
 export { parseSelector } from './selector/selector.js';
 export type { Selector } from './selector/selector.js';

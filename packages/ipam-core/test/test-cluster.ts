@@ -48,8 +48,8 @@ export interface TestCluster {
   readonly store: Datastore;
   readonly ds: InterleavingDatastore;
   readonly clock: ManualClock;
-  /** A client over the wrapper (hooks fire); each call makes a separate client. */
-  client(seed?: number): IpamClient;
+  /** A client over the wrapper (hooks fire), or over `datastore`; each call makes a separate client. */
+  client(seed?: number, datastore?: Datastore): IpamClient;
   /** A client straight over the store (no hooks): the "other process" in an interleaving. */
   direct(seed?: number): IpamClient;
   /** A context for the internal block reader/writer functions, over the wrapper. */
@@ -93,7 +93,7 @@ export async function createTestCluster(args: {
     store,
     ds,
     clock,
-    client: (seed) => make(ds, seed),
+    client: (seed, datastore) => make(datastore ?? ds, seed),
     direct: (seed) => make(store, seed),
     context: () => ({ ds, clock, random: createSeededRandom(seeds++) }),
     blocks,

@@ -58,34 +58,72 @@ class Collected {
   }
 }
 
+/** What one block gave: addresses, and whether a capped handle got its existing ones back. */
+interface Allocated {
+  readonly ips: string[];
+  readonly done: boolean;
+}
+
+/** One allocation attempt on a loaded block. A capped handle (KubeVirt) gets its existing addresses back. */
+async function allocateOnce(
+  ctx: IpamContext,
+  req: VersionRequest,
+  loaded: LoadedBlock,
+  assign: AssignFromBlockArgs,
+): Promise<Allocated> {
+  const r = await assignFromExistingBlock(ctx, loaded, assign);
+  if (r.kind === 'assigned') return { ips: r.ips, done: false };
+  const existing = await existingAllocationsForCappedHandle(ctx, {
+    handleId: assign.handleId!,
+    num: req.num,
+    version: req.version,
+    cooldownSeconds: req.config.ipCooldownSeconds,
+  });
+  if (!existing)
+    throw new IpamError(
+      'UpdateConflict',
+      `handle ${assign.handleId} is being allocated concurrently`,
+    );
+  return { ips: existing, done: true };
+}
+
 /**
  * One retried allocation from one block. The first attempt uses the block as found; retries
- * re-read it. A capped handle (KubeVirt) gets its existing addresses back instead.
+ * re-read it.
  */
 async function allocateFromBlock(
   ctx: IpamContext,
   req: VersionRequest,
   first: LoadedBlock,
   assign: AssignFromBlockArgs,
-): Promise<{ ips: string[]; done: boolean }> {
+): Promise<Allocated> {
   return withCasRetry(async (attempt) => {
     const loaded =
       attempt === 0 ? first : await queryBlock(ctx, first.block.cidr, req.config.ipCooldownSeconds);
-    const r = await assignFromExistingBlock(ctx, loaded, assign);
-    if (r.kind === 'assigned') return { ips: r.ips, done: false };
-    const existing = await existingAllocationsForCappedHandle(ctx, {
-      handleId: assign.handleId!,
-      num: req.num,
-      version: req.version,
-      cooldownSeconds: req.config.ipCooldownSeconds,
-    });
-    if (!existing)
-      throw new IpamError(
-        'UpdateConflict',
-        `handle ${assign.handleId} is being allocated concurrently`,
-      );
-    return { ips: existing, done: true };
+    return allocateOnce(ctx, req, loaded, assign);
   });
+}
+
+/**
+ * One allocation attempt on a block found through the client's hint, unread. If the hint was
+ * stale (the write conflicts, the block is gone) or gave nothing, the hint is dropped and the
+ * result is `stale`: the caller then looks at the block the normal way, so a stale hint costs one
+ * failed write, never an error or a new block.
+ */
+async function allocateFromHint(
+  ctx: IpamContext,
+  req: VersionRequest,
+  hinted: LoadedBlock,
+  assign: AssignFromBlockArgs,
+): Promise<Allocated | 'stale'> {
+  try {
+    const r = await allocateOnce(ctx, req, hinted, assign);
+    if (r.done || r.ips.length > 0) return r;
+  } catch (e) {
+    if (!isIpamError(e, 'UpdateConflict', 'DoesNotExist')) throw e;
+  }
+  ctx.blockHints?.forget(hinted.block.cidr);
+  return 'stale';
 }
 
 /**
@@ -121,6 +159,7 @@ export async function autoAssignVersion(
     allowNewClaim: true,
     reservations: req.reservations,
     ...(req.hostReserved && { hostReserved: req.hostReserved }),
+    useBlockHints: true,
   };
   const assign = (num: number, affinityCheck: boolean): AssignFromBlockArgs => ({
     num,
@@ -158,12 +197,15 @@ export async function autoAssignVersion(
     }
     if (found.newlyClaimed) owned++;
     try {
-      const r = await allocateFromBlock(
-        ctx,
-        req,
-        found,
-        assign(req.num - out.ips.length, config.strictAffinity),
-      );
+      const args = assign(req.num - out.ips.length, config.strictAffinity);
+      const r = found.hintFor
+        ? await allocateFromHint(ctx, req, found, args)
+        : await allocateFromBlock(ctx, req, found, args);
+      if (r === 'stale') {
+        // The hint is gone now: the affinity's next turn reads the block.
+        state.remainingAffineBlocks.unshift(found.hintFor!);
+        continue;
+      }
       out.ips.push(...r.ips);
       if (r.done) return out.result();
     } catch (e) {

@@ -9,6 +9,7 @@ import type {
   NewKVPair,
   WatchEvent,
 } from './datastore.js';
+import { deepFreeze } from './deep-freeze.js';
 import { SortedKeys } from './sorted-keys.js';
 import { createWatchHub } from './watch-hub.js';
 
@@ -24,15 +25,6 @@ interface Entry {
 export interface MemoryDatastoreOptions {
   /** How many past events a watch can resume from (default 10,000). */
   readonly historyLimit?: number;
-}
-
-/** Freezes a value and everything in it (values are plain JSON-like data). */
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const v of Object.values(value)) deepFreeze(v);
-  }
-  return value;
 }
 
 /**

@@ -1,0 +1,316 @@
+import { IpamError, isIpamError } from '../errors.js';
+import type { DatastoreKey, Kind, ListOptions } from '../model/keys.js';
+import { describeKey } from '../model/keys.js';
+import type { Datastore, KVPair, ListResult, WatchEvent, WatchStream } from './datastore.js';
+import { createMirrorState } from './mirror-state.js';
+import { parseRevision } from './revision.js';
+
+/** The kinds mirrored by default: read on every assignment, written rarely. */
+export const DEFAULT_MIRRORED_KINDS: readonly Kind[] = [
+  'IPPool',
+  'IPReservation',
+  'IPAMConfig',
+  'Node',
+  'BlockAffinity',
+];
+
+/** Timers the mirror's re-sync backoff runs on (injected in tests). */
+export interface MirrorTimers {
+  setTimeout(run: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+/** Options for {@link createMirroredDatastore}. */
+export interface MirroredDatastoreOptions {
+  /** Kinds served from memory (default {@link DEFAULT_MIRRORED_KINDS}); others pass through. */
+  readonly kinds?: readonly Kind[];
+  /** Wait before the first re-sync after a failure, doubled per failure in a row (default 100 ms). */
+  readonly retryDelayMs?: number;
+  /** The longest wait between re-syncs (default 10,000 ms). */
+  readonly maxRetryDelayMs?: number;
+  /** Default: the global timers, unref'd so a pending re-sync does not keep a process alive. */
+  readonly timers?: MirrorTimers;
+  /** Told why the mirror fell back to the store (a failed sync, a broken watch). */
+  readonly onFallback?: (error: unknown) => void;
+}
+
+/** A Datastore serving some kinds from a watch-fed memory mirror; see {@link createMirroredDatastore}. */
+export interface MirroredDatastore extends Datastore {
+  /** True while reads of mirrored kinds are served from memory. */
+  isSynced(): boolean;
+}
+
+const systemTimers: MirrorTimers = {
+  setTimeout: (run, ms) => {
+    const t = setTimeout(run, ms);
+    t.unref?.();
+    return t;
+  },
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
+type Status = 'idle' | 'syncing' | 'synced' | 'waiting' | 'closed';
+
+/** The watches of one sync; stopping closes them all. */
+class Watches {
+  stopped = false;
+  private readonly streams = new Set<WatchStream>();
+  add(stream: WatchStream): void {
+    if (this.stopped) stream.close();
+    else this.streams.add(stream);
+  }
+  stop(): void {
+    this.stopped = true;
+    for (const s of this.streams) s.close();
+    this.streams.clear();
+  }
+}
+
+/**
+ * A read mirror in front of a store, like a Kubernetes informer cache, for low-churn kinds.
+ *
+ * The first read of a mirrored kind lists every mirrored kind (one `listMany` where the store
+ * has it) and watches each from its list's revision; that read waits for this first sync. Once
+ * synced, `get`, `list` and the mirrored lists of a `listMany` are answered from memory with the
+ * store's items, key order, filtering and `DoesNotExist` errors (a `listMany` mixing kinds sends
+ * the unmirrored ones to the store in one call). Values are frozen, as the memory store's are.
+ *
+ * Consistency: other clients' writes become visible once the watch delivers them (staleness
+ * bounded by watch lag); this client's own writes are visible at once (read-your-writes), since
+ * each successful write is applied to the mirror from its result, and a version or a delete only
+ * replaces what the mirror knows of a key if its revision is higher. A delete at a revision
+ * leaves a tombstone, so a late event cannot bring the key back; a delete without one only
+ * covers the version the mirror knew, so a key created elsewhere that the mirror has not seen yet
+ * may show again until the watch delivers the delete. Writes always go to the store, so every IPAM
+ * write stays a compare-and-swap: a stale read can only make one fail `UpdateConflict`, and a
+ * write failing `UpdateConflict`, `AlreadyExists` or `DoesNotExist` refreshes its key from the
+ * store before the error is rethrown, so the caller's retry sees the store's state.
+ *
+ * A list's `revision` is the highest revision the mirror has from the store's own feed (the sync
+ * list, then the watch) for that kind (the lowest of them across the mirrored kinds of a
+ * `listMany`): this client's writes do not move it, so a watch from it never skips another
+ * client's change the mirror has not seen yet, though it may repeat this client's writes.
+ *
+ * While not synced (the first sync failed, a watch failed or ended), reads go to the store and
+ * the mirror re-syncs in the background with bounded backoff; it never answers from a state known
+ * to be behind. For long-lived processes (node agents, controllers) only: a short-lived one (the
+ * CNI plugin, the CLI) would pay a full list of every mirrored kind per run for nothing.
+ *
+ * `watch` and `upgradeAffinityLabels` pass through; `close()` stops the watches and timers and
+ * closes the store. Requires decimal revisions that grow with each write (etcd, the memory and
+ * file stores), one key written per revision.
+ */
+export function createMirroredDatastore(
+  inner: Datastore,
+  options: MirroredDatastoreOptions = {},
+): MirroredDatastore {
+  const kinds = [...new Set(options.kinds ?? DEFAULT_MIRRORED_KINDS)];
+  const isMirrored = (kind: Kind): boolean => kinds.includes(kind);
+  const timers = options.timers ?? systemTimers;
+  const firstDelay = options.retryDelayMs ?? 100;
+  const maxDelay = options.maxRetryDelayMs ?? 10_000;
+  const state = createMirrorState();
+  let status: Status = 'idle';
+  /** Bumped whenever the current sync and its watches are abandoned; late results are dropped. */
+  let generation = 0;
+  let initialSync: Promise<void> | undefined;
+  let initialSyncDone = false;
+  let watches: Watches | undefined;
+  let timer: unknown;
+  let delay = firstDelay;
+
+  function fallBack(gen: number, error: unknown): void {
+    if (gen !== generation || status === 'closed' || status === 'idle') return;
+    generation++;
+    watches?.stop();
+    watches = undefined;
+    status = 'waiting';
+    try {
+      options.onFallback?.(error);
+    } catch {
+      // A failing observer must not stop the re-sync.
+    }
+    timer = timers.setTimeout(() => {
+      timer = undefined;
+      void sync();
+    }, delay);
+    delay = Math.min(delay * 2, maxDelay);
+  }
+
+  /** Lists every mirrored kind, then watches each from its list; never rejects. */
+  async function sync(): Promise<void> {
+    const gen = ++generation;
+    status = 'syncing';
+    try {
+      const lists: ListOptions[] = kinds.map((kind) => ({ kind }));
+      const results = inner.listMany
+        ? await inner.listMany(lists)
+        : await Promise.all(lists.map((o) => inner.list(o)));
+      if (gen !== generation) return;
+      for (const [i, o] of lists.entries())
+        state.reconcile(o.kind, results[i]!.items, parseRevision(results[i]!.revision));
+      const current = new Watches();
+      watches = current;
+      status = 'synced';
+      for (const [i, o] of lists.entries()) void follow(gen, o, results[i]!.revision, current);
+    } catch (e) {
+      fallBack(gen, e);
+    }
+  }
+
+  /** Applies one kind's watch until it fails or ends; then falls back and re-syncs. Never rejects. */
+  async function follow(
+    gen: number,
+    list: ListOptions,
+    revision: string,
+    current: Watches,
+  ): Promise<void> {
+    let error: unknown;
+    try {
+      const stream = inner.watch(list, { revision });
+      current.add(stream);
+      for await (const event of stream) {
+        if (gen !== generation) return;
+        apply(list.kind, event);
+        delay = firstDelay; // the watch works: the next failure starts the backoff afresh
+      }
+    } catch (e) {
+      error = e;
+    }
+    if (!current.stopped)
+      fallBack(gen, error ?? new IpamError('Unavailable', `watch of ${list.kind} ended`));
+  }
+
+  function apply(kind: Kind, event: WatchEvent): void {
+    const key = event.type === 'deleted' ? event.key : event.kv.key;
+    if (key.kind !== kind) return; // a store whose watch range is wider than the kind
+    const revision = parseRevision(event.revision);
+    if (event.type === 'deleted') state.observeGone(key, revision);
+    else state.observePut(event.kv);
+    // The port writes one key per revision, so nothing of this kind up to here is still to come.
+    state.advance(kind, revision);
+  }
+
+  /** True once reads can be served from memory; the first read waits for the first sync. */
+  async function ready(): Promise<boolean> {
+    if (status === 'idle') {
+      initialSync = sync().finally(() => {
+        initialSyncDone = true;
+      });
+    }
+    if (initialSync && !initialSyncDone) await initialSync;
+    return status === 'synced';
+  }
+
+  /** Updates the mirror from a write or refresh; a fact it cannot take breaks the mirror, not the write. */
+  function learn(update: () => void): void {
+    try {
+      update();
+    } catch (e) {
+      if (status === 'synced') fallBack(generation, e);
+    }
+  }
+
+  /** After a write conflicted on a mirrored key: read the key from the store so a retry sees it. */
+  async function refresh(key: DatastoreKey): Promise<void> {
+    const before = state.get(key);
+    try {
+      const kv = await inner.get(key);
+      learn(() => state.observePut(kv));
+    } catch (e) {
+      if (isIpamError(e, 'DoesNotExist') && before)
+        learn(() => state.observeGone(key, parseRevision(before.revision)));
+      // Other errors: the key converges through the watch, or the next conflict refreshes it.
+    }
+  }
+
+  async function write<T>(key: DatastoreKey, perform: () => Promise<T>): Promise<T> {
+    try {
+      return await perform();
+    } catch (e) {
+      if (isMirrored(key.kind) && isIpamError(e, 'UpdateConflict', 'AlreadyExists', 'DoesNotExist'))
+        await refresh(key);
+      throw e;
+    }
+  }
+
+  async function writeThrough<K extends Kind>(
+    key: DatastoreKey<K>,
+    perform: () => Promise<KVPair<K>>,
+  ): Promise<KVPair<K>> {
+    const kv = await write(key, perform);
+    if (isMirrored(key.kind)) learn(() => state.observePut(kv));
+    return kv;
+  }
+
+  const missing = (key: DatastoreKey): IpamError =>
+    new IpamError('DoesNotExist', `resource does not exist: ${describeKey(key)}`, {
+      identifier: describeKey(key),
+    });
+  const revisionOf = (mirroredKinds: readonly Kind[]): string => {
+    let min: bigint | undefined;
+    for (const k of mirroredKinds) {
+      const w = state.watermark(k)!;
+      if (min === undefined || w < min) min = w;
+    }
+    return String(min);
+  };
+
+  const listMany = inner.listMany?.bind(inner);
+  return {
+    isSynced: () => status === 'synced',
+    create: (kv) => writeThrough(kv.key, () => inner.create(kv)),
+    update: (kv) => writeThrough(kv.key, () => inner.update(kv)),
+    apply: (kv) => writeThrough(kv.key, () => inner.apply(kv)),
+    async delete(key, deleteOptions) {
+      // Versions up to the one known now are surely gone after the delete; a version the watch
+      // brings in meanwhile may be a re-create after it, so it is not used.
+      const known = isMirrored(key.kind) ? state.get(key) : undefined;
+      await write(key, () => inner.delete(key, deleteOptions));
+      if (!isMirrored(key.kind)) return;
+      const gone = deleteOptions?.revision ?? known?.revision;
+      if (gone !== undefined) learn(() => state.observeGone(key, parseRevision(gone)));
+    },
+    async get<K extends Kind>(key: DatastoreKey<K>): Promise<KVPair<K>> {
+      if (!isMirrored(key.kind) || !(await ready())) return inner.get(key);
+      const kv = state.get(key);
+      if (!kv) throw missing(key);
+      return kv as KVPair<K>;
+    },
+    async list<K extends Kind>(listOptions: ListOptions<K>): Promise<ListResult<K>> {
+      if (!isMirrored(listOptions.kind) || !(await ready())) return inner.list(listOptions);
+      return {
+        items: state.list(listOptions) as KVPair<K>[],
+        revision: revisionOf([listOptions.kind]),
+      };
+    },
+    ...(listMany && {
+      async listMany(many: readonly ListOptions[]): Promise<ListResult[]> {
+        const mine = many.filter((o) => isMirrored(o.kind));
+        if (mine.length === 0 || !(await ready())) return listMany(many);
+        const rest = many.filter((o) => !isMirrored(o.kind));
+        const fromInner = rest.length > 0 ? await listMany(rest) : [];
+        // The watch may have failed while the store answered: then the store answers everything.
+        if (status !== 'synced') return listMany(many);
+        const revision = revisionOf(mine.map((o) => o.kind));
+        let next = 0;
+        return many.map((o) =>
+          isMirrored(o.kind) ? { items: state.list(o), revision } : fromInner[next++]!,
+        );
+      },
+    }),
+    watch: (list, watchOptions) => inner.watch(list, watchOptions),
+    ...(inner.upgradeAffinityLabels && {
+      upgradeAffinityLabels: (host: string) => inner.upgradeAffinityLabels!(host),
+    }),
+    async close() {
+      status = 'closed';
+      generation++;
+      watches?.stop();
+      watches = undefined;
+      if (timer !== undefined) timers.clearTimeout(timer);
+      timer = undefined;
+      await inner.close();
+    },
+  };
+}
