@@ -12,6 +12,7 @@ export const SYSTEM_PACKAGES = [
   { pkg: 'iputils-ping', proof: '/usr/bin/ping', alt: '/bin/ping' },
   { pkg: 'containernetworking-plugins', proof: '/usr/lib/cni/bridge' },
   { pkg: 'e2fsprogs', proof: '/usr/bin/chattr', alt: '/bin/chattr' },
+  { pkg: 'openssl', proof: '/usr/bin/openssl', alt: '/bin/openssl' },
 ];
 
 /** Packages whose proof file is missing. */

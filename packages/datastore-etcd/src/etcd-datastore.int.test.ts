@@ -1,12 +1,23 @@
 import { IpamError } from '@netledger/ipam-core';
 import { describeDatastoreContract, findFreePort } from '@netledger/testkit';
-import { createWipedEtcdTarget } from '../test/wiped-etcd-target.js';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  ETCD_TRANSPORTS,
+  createSharedEtcd,
+  createWipedEtcdTarget,
+} from '../test/wiped-etcd-target.js';
 import { createEtcdDatastore } from './create-etcd-datastore.js';
 
-describeDatastoreContract('etcd', { listOrder: 'path', ...createWipedEtcdTarget() });
+const etcd = createSharedEtcd();
+afterAll(() => etcd.stop());
+for (const transport of ETCD_TRANSPORTS) {
+  describeDatastoreContract(`etcd over ${transport}`, {
+    listOrder: 'path',
+    ...createWipedEtcdTarget(etcd, transport),
+  });
+}
 
-describe('etcd datastore: unreachable etcd', () => {
+describe.each(ETCD_TRANSPORTS)('etcd datastore over %s: unreachable etcd', (transport) => {
   it('fails Unavailable naming the endpoints within the dial timeout, instead of hanging', async () => {
     const port = await findFreePort(); // free, so nothing listens: connections are refused
     const endpoint = `http://127.0.0.1:${port}`;
@@ -14,6 +25,7 @@ describe('etcd datastore: unreachable etcd', () => {
       endpoints: [endpoint],
       dialTimeoutMs: 1500,
       requestTimeoutMs: 1000,
+      transport,
     });
     const started = Date.now();
     const err = await ds.get({ kind: 'IPAMConfig' }).catch((e: unknown) => e);
@@ -21,6 +33,7 @@ describe('etcd datastore: unreachable etcd', () => {
     expect(err).toBeInstanceOf(IpamError);
     expect(err).toMatchObject({ code: 'Unavailable' });
     expect((err as IpamError).message).toMatch(new RegExp(`^etcd at ${endpoint} unreachable: `));
+    expect(elapsed).toBeGreaterThanOrEqual(1000); // it retried, rather than failing at once
     expect(elapsed).toBeLessThan(5000);
     const write = await ds
       .create({
@@ -35,5 +48,25 @@ describe('etcd datastore: unreachable etcd', () => {
       code: 'Unavailable',
       message: 'datastore is closed',
     });
+  });
+
+  it('uses the next endpoint when the first refuses connections', async () => {
+    const dead = `http://127.0.0.1:${await findFreePort()}`;
+    const ds = createEtcdDatastore({
+      endpoints: [dead, ...(await etcd.get()).endpoints],
+      dialTimeoutMs: 5000,
+      transport,
+    });
+    try {
+      const started = Date.now();
+      const created = await ds.create({
+        key: { kind: 'IPAMHandle', handleId: `next-${transport}` },
+        value: { handleId: `next-${transport}`, block: {}, deleted: false },
+      });
+      await expect(ds.get(created.key)).resolves.toMatchObject({ revision: created.revision });
+      expect(Date.now() - started).toBeLessThan(2500);
+    } finally {
+      await ds.close();
+    }
   });
 });

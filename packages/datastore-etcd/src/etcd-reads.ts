@@ -7,8 +7,8 @@ import {
   pathToKey,
 } from '@netledger/ipam-core';
 import type { DatastoreKey, KVPair, Kind, ListOptions, ListResult } from '@netledger/ipam-core';
-import { Range } from 'etcd3';
 import type { EtcdSession } from './etcd-session.js';
+import { prefixRange } from './prefix-range.js';
 import { toKvPair } from './to-kv-pair.js';
 
 /** Keys per range request while listing, so a large list never hits a message size limit. */
@@ -31,12 +31,12 @@ export const MAX_RANGES_PER_TXN = 64;
  * fail `CorruptValue` naming the key: a list never silently drops an object.
  */
 export function createEtcdReads(session: EtcdSession): EtcdReads {
-  const { client } = session;
+  const { kv: etcd } = session;
   return {
     async get(key) {
       session.assertOpen();
       const path = keyToPath(key);
-      const res = await session.retrying(() => client.kv.range({ key: Buffer.from(path) }), {
+      const res = await session.retrying(() => etcd.range({ key: Buffer.from(path) }), {
         path,
       });
       const kv = res.kvs[0];
@@ -54,12 +54,12 @@ export function createEtcdReads(session: EtcdSession): EtcdReads {
       let revision: string | undefined;
       // Prefixes are disjoint, so reading them in sorted order yields key order overall.
       for (const prefix of listPrefixes(options).sort()) {
-        const range = Range.prefix(prefix);
+        const range = prefixRange(prefix);
         let start = range.start;
         for (;;) {
           const page = await session.retrying(
             () =>
-              client.kv.range({
+              etcd.range({
                 key: start,
                 range_end: range.end,
                 limit: LIST_PAGE_SIZE,
@@ -82,7 +82,7 @@ export function createEtcdReads(session: EtcdSession): EtcdReads {
       if (revision === undefined) {
         // A kind with no prefixes: still report the store revision for a following watch.
         const res = await session.retrying(() =>
-          client.kv.range({ key: Buffer.from('/calico/'), count_only: true }),
+          etcd.range({ key: Buffer.from('/calico/'), count_only: true }),
         );
         revision = res.header.revision;
       }
@@ -92,14 +92,14 @@ export function createEtcdReads(session: EtcdSession): EtcdReads {
     async listMany(options: readonly ListOptions[]): Promise<ListResult[]> {
       session.assertOpen();
       const plans = options.map((o) => ({ o, prefixes: listPrefixes(o).sort() }));
-      const ranges = plans.flatMap((p) => p.prefixes.map((prefix) => Range.prefix(prefix)));
+      const ranges = plans.flatMap((p) => p.prefixes.map((prefix) => prefixRange(prefix)));
       if (ranges.length === 0 || ranges.length > MAX_RANGES_PER_TXN) {
         return Promise.all(options.map((o) => this.list(o)));
       }
       // One read-only transaction: every range at the same revision, one round trip.
       const res = await session.retrying(
         () =>
-          client.kv.txn({
+          etcd.txn({
             success: ranges.map((r) => ({ request_range: { key: r.start, range_end: r.end } })),
           }),
         { path: 'listMany' },
@@ -109,7 +109,7 @@ export function createEtcdReads(session: EtcdSession): EtcdReads {
       return plans.map(({ o, prefixes }) => {
         const items: KVPair[] = [];
         for (let i = 0; i < prefixes.length; i++) {
-          for (const kv of res.responses[next++]!.response_range.kvs) {
+          for (const kv of res.responses[next++]!.response_range!.kvs) {
             const key = pathToKey(kv.key.toString('utf8'));
             if (key && matchesListOptions(key, o)) items.push(toKvPair(key, kv));
           }

@@ -1,18 +1,13 @@
 import { IpamError } from '@netledger/ipam-core';
-import { Etcd3, isRecoverableError } from 'etcd3';
-import type { IOptions } from 'etcd3';
-import { ConsecutiveBreaker, circuitBreaker, handleWhen, noop } from 'cockatiel';
+import type { EtcdKv } from './etcd-kv.js';
 import { classifyEtcdError, toIpamError } from './map-etcd-error.js';
-import type { TlsMaterial } from './load-tls-material.js';
 
 /** What {@link createEtcdSession} needs. */
 export interface EtcdSessionOptions {
+  /** The transport (gRPC or the HTTP gateway); the session closes it. */
+  readonly kv: EtcdKv;
   readonly endpoints: readonly string[];
-  readonly tls: TlsMaterial | undefined;
-  readonly username: string | undefined;
-  readonly password: string | undefined;
   readonly dialTimeoutMs: number;
-  readonly requestTimeoutMs: number;
 }
 
 /** Options for one {@link EtcdSession.retrying} run. */
@@ -25,9 +20,9 @@ export interface RetryOptions {
   readonly outcomeUnknown?: () => boolean;
 }
 
-/** A connected etcd client plus the retry and error policy every operation shares. */
+/** An etcd transport plus the retry and error policy every operation shares. */
 export interface EtcdSession {
-  readonly client: Etcd3;
+  readonly kv: EtcdKv;
   /** The endpoints as one string, for messages. */
   readonly label: string;
   /**
@@ -44,49 +39,13 @@ export interface EtcdSession {
 const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * Creates the etcd3 client. etcd3's global retry policy is disabled: it would re-send a
- * compare-and-swap transaction whose first attempt may have committed, turning a success into a
+ * Wraps a transport in the one retry policy. Transports never retry on their own: re-sending a
+ * compare-and-swap transaction whose first attempt may have committed would turn a success into a
  * false conflict. Retries happen in {@link EtcdSession.retrying}, where writes resolve their outcome.
  */
 export function createEtcdSession(options: EtcdSessionOptions): EtcdSession {
+  const { kv } = options;
   const label = options.endpoints.join(',');
-  const etcdOptions: IOptions = {
-    hosts: [...options.endpoints],
-    dialTimeout: options.dialTimeoutMs,
-    defaultCallOptions: (ctx) =>
-      ctx.isStream ? {} : { deadline: Date.now() + options.requestTimeoutMs },
-    faultHandling: {
-      global: noop,
-      // The per-host breaker lets the pool route around a dead member; with one endpoint there is
-      // nothing to route to, and etcd3's default would refuse every call for 5 s after an outage.
-      host: () =>
-        options.endpoints.length > 1
-          ? circuitBreaker(handleWhen(isRecoverableError), {
-              halfOpenAfter: 1000,
-              breaker: new ConsecutiveBreaker(3),
-            })
-          : noop,
-    },
-    grpcOptions: {
-      'grpc.max_receive_message_length': 256 * 1024 * 1024,
-      'grpc.initial_reconnect_backoff_ms': 100,
-      'grpc.max_reconnect_backoff_ms': 1000,
-      'grpc.keepalive_time_ms': 30_000,
-      'grpc.keepalive_timeout_ms': 10_000,
-    },
-  };
-  if (options.tls) {
-    etcdOptions.credentials = {
-      // grpc-js takes null for "use the system roots"; etcd3's type insists on a Buffer.
-      rootCertificate: options.tls.ca ?? (null as unknown as Buffer),
-      ...(options.tls.key && { privateKey: options.tls.key }),
-      ...(options.tls.cert && { certChain: options.tls.cert }),
-    };
-  }
-  if (options.username !== undefined) {
-    etcdOptions.auth = { username: options.username, password: options.password ?? '' };
-  }
-  const client = new Etcd3(etcdOptions);
   let closed = false;
 
   const assertOpen = (): void => {
@@ -94,7 +53,7 @@ export function createEtcdSession(options: EtcdSessionOptions): EtcdSession {
   };
 
   return {
-    client,
+    kv,
     label,
     assertOpen,
     async retrying(attempt, retry = {}) {
@@ -123,7 +82,7 @@ export function createEtcdSession(options: EtcdSessionOptions): EtcdSession {
     close() {
       if (closed) return;
       closed = true;
-      client.close();
+      kv.close();
     },
   };
 }

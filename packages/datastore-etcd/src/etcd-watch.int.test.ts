@@ -4,16 +4,9 @@ import { startEtcd } from '@netledger/testkit';
 import type { EtcdFixture } from '@netledger/testkit';
 import { Etcd3 } from 'etcd3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ETCD_TRANSPORTS } from '../test/wiped-etcd-target.js';
 import { createEtcdDatastore } from './create-etcd-datastore.js';
 
-const handleKey = (handleId: string): DatastoreKey<'IPAMHandle'> => ({
-  kind: 'IPAMHandle',
-  handleId,
-});
-const handle = (handleId: string) => ({
-  key: handleKey(handleId),
-  value: { handleId, block: {}, deleted: false },
-});
 const keyOf = (e: WatchEvent): DatastoreKey => (e.type === 'deleted' ? e.key : e.kv.key);
 
 async function take(events: AsyncIterable<WatchEvent>, n: number): Promise<WatchEvent[]> {
@@ -25,16 +18,30 @@ async function take(events: AsyncIterable<WatchEvent>, n: number): Promise<Watch
   return out;
 }
 
-describe('etcd watch', () => {
-  let etcd: EtcdFixture;
+let etcd: EtcdFixture;
+beforeAll(async () => {
+  etcd = await startEtcd();
+});
+afterAll(async () => {
+  await etcd.stop();
+});
+
+// Once per transport on one etcd; each run names its handles after its transport.
+describe.each(ETCD_TRANSPORTS)('etcd watch over %s', (transport) => {
   let ds: Datastore;
-  beforeAll(async () => {
-    etcd = await startEtcd();
-    ds = createEtcdDatastore({ endpoints: etcd.endpoints, dialTimeoutMs: 20_000 });
+  beforeAll(() => {
+    ds = createEtcdDatastore({ endpoints: etcd.endpoints, dialTimeoutMs: 20_000, transport });
   });
   afterAll(async () => {
     await ds.close();
-    await etcd.stop();
+  });
+  const handleKey = (name: string): DatastoreKey<'IPAMHandle'> => ({
+    kind: 'IPAMHandle',
+    handleId: `${transport}-${name}`,
+  });
+  const handle = (name: string) => ({
+    key: handleKey(name),
+    value: { handleId: `${transport}-${name}`, block: {}, deleted: false },
   });
 
   it('resumes after etcd restarts: every change strictly after the start revision, once, in order', async () => {

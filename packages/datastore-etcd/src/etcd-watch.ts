@@ -6,10 +6,10 @@ import type {
   WatchOptions,
   WatchStream,
 } from '@netledger/ipam-core';
-import { Range } from 'etcd3';
-import type { IEvent, IWatchResponse, Watcher } from 'etcd3';
+import type { KvEvent, KvWatch, KvWatchResponse } from './etcd-kv.js';
 import type { EtcdSession } from './etcd-session.js';
 import { classifyEtcdError, toIpamError } from './map-etcd-error.js';
+import { prefixRange } from './prefix-range.js';
 import { toKvPair } from './to-kv-pair.js';
 
 /** A watch the datastore can end when it closes. */
@@ -22,7 +22,7 @@ const MAX_BACKOFF_MS = 2000;
 
 /** The smallest range covering every prefix (the watch filters what it delivers). */
 function coveringRange(prefixes: string[]): { start: Buffer; end: Buffer } | undefined {
-  const ranges = prefixes.map((p) => Range.prefix(p));
+  const ranges = prefixes.map((p) => prefixRange(p));
   if (ranges.length === 0) return undefined;
   let { start, end } = ranges[0]!;
   for (const r of ranges) {
@@ -45,22 +45,22 @@ export function openEtcdWatch(
   options: ListOptions,
   watchOptions: WatchOptions = {},
 ): EtcdWatch {
-  const { client } = session;
+  const { kv: etcd } = session;
   const range = coveringRange(listPrefixes(options));
   let after = watchOptions.revision === undefined ? undefined : BigInt(watchOptions.revision);
   const queue: WatchEvent[] = [];
   let failure: IpamError | undefined;
   let ended = false;
   let wake: (() => void) | undefined;
-  let watcher: Watcher | undefined;
+  let watcher: KvWatch | undefined;
   let backoff = 50;
 
   const signal = (): void => {
     wake?.();
   };
-  const detach = (w: Watcher): void => {
+  const detach = (w: KvWatch): void => {
     if (watcher === w) watcher = undefined;
-    void w.cancel().catch(() => undefined);
+    w.cancel();
   };
   const end = (): void => {
     ended = true;
@@ -72,7 +72,7 @@ export function openEtcdWatch(
     end();
   };
 
-  const toEvent = (ev: IEvent): WatchEvent | undefined => {
+  const toEvent = (ev: KvEvent): WatchEvent | undefined => {
     const key = pathToKey(ev.kv.key.toString('utf8'));
     if (!key || !matchesListOptions(key, options)) return undefined;
     const revision = ev.kv.mod_revision;
@@ -92,7 +92,7 @@ export function openEtcdWatch(
     };
   };
 
-  const onData = (w: Watcher, res: IWatchResponse): void => {
+  const onData = (w: KvWatch, res: KvWatchResponse): void => {
     if (watcher !== w || ended) return;
     for (const ev of res.events) {
       const revision = BigInt(ev.kv.mod_revision);
@@ -120,18 +120,18 @@ export function openEtcdWatch(
     setTimeout(() => void connect(), backoff);
     backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
   };
-  const reconnect = (w: Watcher): void => {
+  const reconnect = (w: KvWatch): void => {
     if (watcher !== w) return;
     detach(w);
     scheduleConnect();
   };
 
-  const onCanceled = async (w: Watcher, err: unknown): Promise<void> => {
+  const onCanceled = async (w: KvWatch, err: unknown): Promise<void> => {
     if (watcher !== w || !range) return;
     detach(w);
     // etcd 3.4 cancels a compacted watch without a reason: probe the start revision to tell.
     try {
-      await client.kv.range({
+      await etcd.range({
         key: range.start,
         range_end: range.end,
         limit: 1,
@@ -162,7 +162,7 @@ export function openEtcdWatch(
     if (after === undefined) {
       try {
         const res = await session.retrying(() =>
-          client.kv.range({ key: range.start, range_end: range.end, count_only: true }),
+          etcd.range({ key: range.start, range_end: range.end, count_only: true }),
         );
         after = BigInt(res.header.revision);
       } catch (e) {
@@ -171,17 +171,21 @@ export function openEtcdWatch(
       }
       if (ended) return;
     }
-    // watcher() attaches our listeners before any response can arrive.
-    const w = client
-      .watch()
-      .inRange(range)
-      .startRevision(String(after + 1n))
-      .withPreviousKV()
-      .watcher();
+    // The handlers find the watch through `w`, assigned before any response can arrive.
+    const w: KvWatch = etcd.watch(
+      {
+        key: range.start,
+        range_end: range.end,
+        start_revision: String(after + 1n),
+        prev_kv: true,
+      },
+      {
+        onResponse: (res) => onData(w, res),
+        onDisconnected: () => reconnect(w),
+        onCanceled: (err) => void onCanceled(w, err),
+      },
+    );
     watcher = w;
-    w.on('data', (res) => onData(w, res));
-    w.on('disconnected', () => reconnect(w));
-    w.on('error', (err) => void onCanceled(w, err));
   }
 
   if (watchOptions.signal?.aborted) end();

@@ -1,6 +1,6 @@
 import { IpamError, describeKey, encodeValue, keyToPath } from '@netledger/ipam-core';
 import type { DatastoreKey, DeleteOptions, KVPair, Kind, NewKVPair } from '@netledger/ipam-core';
-import type { ICompare, IRequestOp, ITxnResponse } from 'etcd3';
+import type { KvCompare, KvRequestOp, KvTxnResponse } from './etcd-kv.js';
 import type { EtcdSession } from './etcd-session.js';
 import { firstChangeAfter } from './first-change-after.js';
 import { toKvPair } from './to-kv-pair.js';
@@ -56,10 +56,14 @@ export interface EtcdWrites {
  * not have been applied.
  */
 export function createEtcdWrites(session: EtcdSession): EtcdWrites {
-  const { client } = session;
+  const { kv: etcd } = session;
 
-  const txn = (compare: ICompare[], success: IRequestOp[], path: Buffer): Promise<ITxnResponse> =>
-    client.kv.txn({ compare, success, failure: [{ request_range: { key: path } }] });
+  const txn = (
+    compare: KvCompare[],
+    success: KvRequestOp[],
+    path: Buffer,
+  ): Promise<KvTxnResponse> =>
+    etcd.txn({ compare, success, failure: [{ request_range: { key: path } }] });
 
   const written = <K extends Kind>(
     key: DatastoreKey<K>,
@@ -96,10 +100,10 @@ export function createEtcdWrites(session: EtcdSession): EtcdWrites {
           key,
         );
         if (res.succeeded) return written(kv.key, text, res.header.revision, res.header.revision);
-        const current = res.responses[0]?.response_range.kvs[0];
+        const current = res.responses[0]?.response_range?.kvs[0];
         if (unknown && current) {
           // Did our lost create make this key? Read the value it was created with.
-          const atCreate = await client.kv.range({ key, revision: current.create_revision });
+          const atCreate = await etcd.range({ key, revision: current.create_revision });
           const first = atCreate.kvs[0];
           if (first?.value.toString('utf8') === text) {
             return written(kv.key, text, first.mod_revision, first.create_revision);
@@ -124,7 +128,7 @@ export function createEtcdWrites(session: EtcdSession): EtcdWrites {
           key,
         );
         if (res.succeeded) {
-          const prev = res.responses[0]?.response_put.prev_kv;
+          const prev = res.responses[0]?.response_put?.prev_kv;
           return written(
             kv.key,
             text,
@@ -133,12 +137,12 @@ export function createEtcdWrites(session: EtcdSession): EtcdWrites {
           );
         }
         if (unknown) {
-          const change = await firstChangeAfter(client, path, revision, HISTORY_TIMEOUT_MS);
+          const change = await firstChangeAfter(etcd, path, revision, HISTORY_TIMEOUT_MS);
           if (change.type === 'put' && change.value?.toString('utf8') === text) {
             return written(kv.key, text, change.modRevision, change.createRevision);
           }
         }
-        throw res.responses[0]?.response_range.kvs[0] ? conflict(kv.key) : missing(kv.key);
+        throw res.responses[0]?.response_range?.kvs[0] ? conflict(kv.key) : missing(kv.key);
       });
     },
 
@@ -148,7 +152,7 @@ export function createEtcdWrites(session: EtcdSession): EtcdWrites {
       const text = encodeValue(kv.key.kind, kv.value);
       // An unconditional put: re-sending it after a lost answer leaves the same state.
       return write(path, async () => {
-        const res = await client.kv.put({
+        const res = await etcd.put({
           key: Buffer.from(path),
           value: Buffer.from(text),
           prev_kv: true,
@@ -166,7 +170,7 @@ export function createEtcdWrites(session: EtcdSession): EtcdWrites {
       session.assertOpen();
       const path = keyToPath(dkey);
       const key = Buffer.from(path);
-      const compare: ICompare[] = [{ key, target: 'Version', result: 'Greater', version: 0 }];
+      const compare: KvCompare[] = [{ key, target: 'Version', result: 'Greater', version: 0 }];
       if (options.revision !== undefined) {
         compare.push({
           key,
@@ -186,17 +190,12 @@ export function createEtcdWrites(session: EtcdSession): EtcdWrites {
       await write(path, async (unknown) => {
         const res = await txn(compare, [{ request_delete_range: { key } }], key);
         if (res.succeeded) return;
-        const current = res.responses[0]?.response_range.kvs[0];
+        const current = res.responses[0]?.response_range?.kvs[0];
         if (unknown) {
           // The key is gone, as asked; with a revision, history tells whether we removed it.
           if (options.revision === undefined && !current) return;
           if (options.revision !== undefined) {
-            const change = await firstChangeAfter(
-              client,
-              path,
-              options.revision,
-              HISTORY_TIMEOUT_MS,
-            );
+            const change = await firstChangeAfter(etcd, path, options.revision, HISTORY_TIMEOUT_MS);
             if (change.type === 'delete') return;
           }
         }

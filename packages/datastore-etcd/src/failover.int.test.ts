@@ -3,6 +3,7 @@ import { IpamError, withCasRetry } from '@netledger/ipam-core';
 import { startEtcd } from '@netledger/testkit';
 import type { EtcdFixture } from '@netledger/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ETCD_TRANSPORTS } from '../test/wiped-etcd-target.js';
 import { createEtcdDatastore } from './create-etcd-datastore.js';
 
 // The ipam client does not exist yet, so the workload is the essence of every IPAM write: a
@@ -12,22 +13,34 @@ const WRITERS = 8;
 const PER_WRITER = 30;
 const KILL_AFTER = 60; // successful increments before the leader is killed
 
-const counterKey: DatastoreKey<'IPAMHandle'> = { kind: 'IPAMHandle', handleId: 'counter' };
+let etcd: EtcdFixture;
+beforeAll(async () => {
+  etcd = await startEtcd({ members: 3 });
+});
+afterAll(async () => {
+  await etcd.stop();
+});
 
-describe('failover on a 3-member cluster', () => {
-  let etcd: EtcdFixture;
+// Once per transport on one cluster: the member a run killed is restarted before the next run.
+describe.each(ETCD_TRANSPORTS)('failover on a 3-member cluster, over %s', (transport) => {
+  const counterKey: DatastoreKey<'IPAMHandle'> = {
+    kind: 'IPAMHandle',
+    handleId: `counter-${transport}`,
+  };
   let ds: Datastore;
   beforeAll(async () => {
-    etcd = await startEtcd({ members: 3 });
+    for (const [i, member] of etcd.members.entries()) {
+      if (!member.running) await etcd.restart(i);
+    }
     ds = createEtcdDatastore({
       endpoints: etcd.endpoints,
       dialTimeoutMs: 15_000,
       requestTimeoutMs: 3000,
+      transport,
     });
   });
   afterAll(async () => {
     await ds.close();
-    await etcd.stop();
   });
 
   it(
@@ -36,7 +49,7 @@ describe('failover on a 3-member cluster', () => {
     async () => {
       await ds.create({
         key: counterKey,
-        value: { handleId: 'counter', block: { n: 0 }, deleted: false },
+        value: { handleId: counterKey.handleId, block: { n: 0 }, deleted: false },
       });
       let succeeded = 0;
       let succeededAfterKill = 0;
@@ -82,7 +95,7 @@ describe('failover on a 3-member cluster', () => {
       expect(succeeded + failures.length).toBe(WRITERS * PER_WRITER);
       expect(succeededAfterKill).toBeGreaterThan(0);
 
-      const fresh = createEtcdDatastore({ endpoints: etcd.endpoints });
+      const fresh = createEtcdDatastore({ endpoints: etcd.endpoints, transport });
       try {
         expect((await fresh.get(counterKey)).value.block.n).toBe(succeeded);
       } finally {

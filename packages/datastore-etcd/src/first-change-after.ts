@@ -1,4 +1,4 @@
-import type { Etcd3, IKeyValue } from 'etcd3';
+import type { EtcdKv, KvEvent, KvWatch } from './etcd-kv.js';
 
 /** The first write to a key after a revision. */
 export interface KeyChange {
@@ -15,30 +15,35 @@ export interface KeyChange {
  * once. Rejects on a compacted revision, a lost connection, or after `timeoutMs`.
  */
 export async function firstChangeAfter(
-  client: Etcd3,
+  kv: EtcdKv,
   path: string,
   after: string,
   timeoutMs: number,
 ): Promise<KeyChange> {
-  // watcher() attaches listeners before any response can arrive; create() would race the first event.
-  const watcher = client
-    .watch()
-    .key(path)
-    .startRevision(String(BigInt(after) + 1n))
-    .watcher();
+  let watch: KvWatch | undefined;
   let timer: NodeJS.Timeout | undefined;
   try {
     return await new Promise<KeyChange>((resolve, reject) => {
-      const from = (type: KeyChange['type'], kv: IKeyValue): KeyChange => ({
-        type,
-        ...(type === 'put' && { value: kv.value }),
-        modRevision: kv.mod_revision,
-        createRevision: kv.create_revision,
-      });
-      watcher.on('put', (kv) => resolve(from('put', kv)));
-      watcher.on('delete', (kv) => resolve(from('delete', kv)));
-      watcher.on('error', reject);
-      watcher.on('disconnected', reject);
+      const from = (ev: KvEvent): KeyChange => {
+        const type = ev.type === 'Delete' ? 'delete' : 'put';
+        return {
+          type,
+          ...(type === 'put' && { value: ev.kv.value }),
+          modRevision: ev.kv.mod_revision,
+          createRevision: ev.kv.create_revision,
+        };
+      };
+      watch = kv.watch(
+        { key: Buffer.from(path), start_revision: String(BigInt(after) + 1n) },
+        {
+          onResponse: (res) => {
+            const first = res.events[0];
+            if (first) resolve(from(first));
+          },
+          onDisconnected: reject,
+          onCanceled: reject,
+        },
+      );
       timer = setTimeout(
         () => reject(new Error(`timed out reading the history of ${path}`)),
         timeoutMs,
@@ -46,6 +51,6 @@ export async function firstChangeAfter(
     });
   } finally {
     clearTimeout(timer);
-    void watcher.cancel().catch(() => undefined);
+    watch?.cancel();
   }
 }

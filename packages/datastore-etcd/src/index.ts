@@ -1,5 +1,8 @@
 export { createEtcdDatastore } from './create-etcd-datastore.js';
-export type { EtcdDatastore, EtcdDatastoreOptions } from './create-etcd-datastore.js';
+export { createEtcdGatewayDatastore } from './create-etcd-gateway-datastore.js';
+export type { EtcdGatewayDatastoreOptions } from './create-etcd-gateway-datastore.js';
+export type { EtcdDatastore } from './datastore-on-kv.js';
+export type { EtcdDatastoreOptions, EtcdTransport } from './etcd-datastore-options.js';
 export { parseEtcdEndpoints } from './parse-etcd-endpoints.js';
 export { loadTlsMaterial } from './load-tls-material.js';
 export type { EtcdTlsOptions, TlsMaterial } from './load-tls-material.js';

@@ -4,6 +4,7 @@ import type { Datastore, DatastoreKey } from '@netledger/ipam-core';
 import { startEtcd } from '@netledger/testkit';
 import type { EtcdFixture } from '@netledger/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ETCD_TRANSPORTS } from '../test/wiped-etcd-target.js';
 import { createEtcdDatastore } from './create-etcd-datastore.js';
 import { etcdctl } from './test-calico-fixtures.js';
 
@@ -59,21 +60,28 @@ async function startDroppingProxy(target: URL): Promise<DroppingProxy> {
   };
 }
 
-const key: DatastoreKey<'IPAMHandle'> = { kind: 'IPAMHandle', handleId: 'lost' };
+let etcd: EtcdFixture;
+beforeAll(async () => {
+  etcd = await startEtcd();
+});
+afterAll(async () => {
+  await etcd.stop();
+});
 
-describe('writes whose answer is lost', () => {
-  let etcd: EtcdFixture;
+// Once per transport on one etcd (each its own proxy and key): over the gateway the history read
+// that resolves the outcome is an HTTP watch stream.
+describe.each(ETCD_TRANSPORTS)('writes whose answer is lost, over %s', (transport) => {
+  const key: DatastoreKey<'IPAMHandle'> = { kind: 'IPAMHandle', handleId: `lost-${transport}` };
+  const path = `/calico/ipam/v2/handle/lost-${transport}`;
   let proxy: DroppingProxy;
   let ds: Datastore;
   beforeAll(async () => {
-    etcd = await startEtcd();
     proxy = await startDroppingProxy(new URL(etcd.endpoints[0]!));
-    ds = createEtcdDatastore({ endpoints: [proxy.url], dialTimeoutMs: 10_000 });
+    ds = createEtcdDatastore({ endpoints: [proxy.url], dialTimeoutMs: 10_000, transport });
   });
   afterAll(async () => {
     await ds.close();
     await proxy.close();
-    await etcd.stop();
   });
 
   it('create, update and delete each resolve to exactly one applied change', async () => {
@@ -81,7 +89,7 @@ describe('writes whose answer is lost', () => {
     proxy.arm();
     const created = await ds.create({
       key,
-      value: { handleId: 'lost', block: { '10.0.0.0/26': 1 }, deleted: false },
+      value: { handleId: key.handleId, block: { '10.0.0.0/26': 1 }, deleted: false },
     });
     expect(proxy.drops).toBe(1);
     proxy.arm();
@@ -90,9 +98,7 @@ describe('writes whose answer is lost', () => {
       value: { ...created.value, block: { '10.0.0.0/26': 2 } },
     });
     expect(proxy.drops).toBe(2);
-    const shown = JSON.parse(
-      etcdctl(etcd.endpoints, ['get', '/calico/ipam/v2/handle/lost', '-w', 'json']),
-    ) as {
+    const shown = JSON.parse(etcdctl(etcd.endpoints, ['get', path, '-w', 'json'])) as {
       kvs: { mod_revision: number; version: number; value: string }[];
     };
     const stored = shown.kvs[0]!;

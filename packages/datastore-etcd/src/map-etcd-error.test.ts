@@ -10,11 +10,15 @@ import {
   GRPCUnavailableError,
 } from 'etcd3';
 import { describe, expect, it } from 'vitest';
+import { EtcdKvError } from './etcd-kv-error.js';
+import { fromGrpcError } from './grpc-kv.js';
 import { classifyEtcdError, toIpamError } from './map-etcd-error.js';
 
 const ctx = { endpoints: 'http://127.0.0.1:2379', path: '/calico/ipam/v2/handle/h' };
 
-describe('classifyEtcdError and toIpamError', () => {
+// The gRPC transport converts etcd3's errors with fromGrpcError; the gateway's are in
+// gateway-error.test.ts. Both must come out the same.
+describe('classifyEtcdError and toIpamError on etcd3 errors', () => {
   it.each([
     [
       new GRPCUnavailableError('14 UNAVAILABLE: No connection established'),
@@ -57,21 +61,37 @@ describe('classifyEtcdError and toIpamError', () => {
     [new ClientClosedError('KV'), 'closed', 'Unavailable', /^datastore is closed$/],
     [new Error('something else'), 'other', 'Unavailable', /failed: something else/],
   ] as const)('%s -> %s / %s', (error, cls, code, message) => {
-    expect(classifyEtcdError(error)).toBe(cls);
-    const mapped = toIpamError(error, ctx);
+    const converted = fromGrpcError(error);
+    expect(converted).toMatchObject({ message: error.message, cause: error });
+    expect(classifyEtcdError(converted)).toBe(cls);
+    const mapped = toIpamError(converted, ctx);
     expect(mapped).toBeInstanceOf(IpamError);
-    expect(mapped).toMatchObject({ code, identifier: ctx.path, cause: error });
+    expect(mapped).toMatchObject({ code, identifier: ctx.path, cause: converted });
     expect(mapped.message).toMatch(message);
   });
 
   it('says a write may have been applied when its outcome is unknown', () => {
-    const mapped = toIpamError(new GRPCUnavailableError('14 UNAVAILABLE'), {
+    const mapped = toIpamError(fromGrpcError(new GRPCUnavailableError('14 UNAVAILABLE')), {
       ...ctx,
       outcomeUnknown: true,
     });
     expect(mapped.message).toContain(
       'the write to /calico/ipam/v2/handle/h may or may not have been applied',
     );
+  });
+
+  it.each([
+    [new Error('timed out reading the history of /calico/x'), 'retry'],
+    [new Error('etcdserver: mvcc: required revision has been compacted'), 'compacted'],
+    [new Error('Cannot find module'), 'other'],
+    ['a string', 'other'],
+  ] as const)('judges an error no transport classified by its message: %s -> %s', (error, cls) => {
+    expect(classifyEtcdError(error)).toBe(cls);
+  });
+
+  it('takes the class an adapter gave, whatever the message says', () => {
+    const e = new EtcdKvError('etcdserver: leader changed', { errorClass: 'rejected' });
+    expect(classifyEtcdError(e)).toBe('rejected');
   });
 
   it('passes an IpamError through', () => {

@@ -1,17 +1,8 @@
 import { IpamError } from '@netledger/ipam-core';
-import { isBrokenCircuitError } from 'cockatiel';
-import {
-  ClientClosedError,
-  EtcdAuthenticationFailedError,
-  EtcdInvalidAuthTokenError,
-  EtcdPermissionDeniedError,
-  GRPCInvalidArgumentError,
-  GRPCUnauthenticatedError,
-  isRecoverableError,
-} from 'etcd3';
+import { EtcdKvError } from './etcd-kv-error.js';
 
 /**
- * How the adapter treats an error from the etcd client:
+ * How the adapter treats an error from etcd:
  * - `retry`: the connection failed or etcd could not commit (no leader, leader changed, timed out);
  *   a read can be retried, a write's outcome is unknown until it is resolved.
  * - `compacted`: the requested revision has been compacted away.
@@ -25,23 +16,17 @@ export type EtcdErrorClass = 'retry' | 'compacted' | 'closed' | 'rejected' | 'in
 const TRANSIENT_MESSAGES =
   /leader changed|no leader|request timed out|timed out|too many requests|stopped|connection|unavailable|ECONNREFUSED|ECONNRESET|EPIPE/i;
 
-/** Classifies an error thrown by etcd3 (see {@link EtcdErrorClass}). */
+/**
+ * Classifies an error from either etcd transport (see {@link EtcdErrorClass}). Both adapters
+ * classify what their client throws and say so with an `EtcdKvError`; any other error is judged by
+ * its message (a compacted revision, or a transient failure such as a timeout), else `other`.
+ * This module loads neither transport's client.
+ */
 export function classifyEtcdError(e: unknown): EtcdErrorClass {
+  if (e instanceof EtcdKvError) return e.errorClass;
   if (!(e instanceof Error)) return 'other';
-  if (e instanceof ClientClosedError) return 'closed';
   if (/required revision has been compacted/.test(e.message)) return 'compacted';
-  if (
-    e instanceof EtcdAuthenticationFailedError ||
-    e instanceof EtcdPermissionDeniedError ||
-    e instanceof EtcdInvalidAuthTokenError ||
-    e instanceof GRPCUnauthenticatedError
-  ) {
-    return 'rejected';
-  }
-  if (e instanceof GRPCInvalidArgumentError) return 'invalid';
-  if (isRecoverableError(e) || isBrokenCircuitError(e) || TRANSIENT_MESSAGES.test(e.message)) {
-    return 'retry';
-  }
+  if (TRANSIENT_MESSAGES.test(e.message)) return 'retry';
   return 'other';
 }
 
@@ -56,9 +41,9 @@ export interface EtcdErrorContext {
 }
 
 /**
- * Maps an etcd3 error to an `IpamError`: `Unavailable` (unreachable, closed, refused, or unknown),
- * `WatchExpired` (compacted revision) or `InvalidArgument` (etcd rejected the request as
- * malformed). An `IpamError` passes through unchanged.
+ * Maps an etcd error (classified by {@link classifyEtcdError}) to an `IpamError`: `Unavailable`
+ * (unreachable, closed, refused, or unknown), `WatchExpired` (compacted revision) or
+ * `InvalidArgument` (etcd rejected the request as malformed). An `IpamError` passes through.
  */
 export function toIpamError(e: unknown, ctx: EtcdErrorContext): IpamError {
   if (e instanceof IpamError) return e;
