@@ -1,13 +1,12 @@
-// The etcd adapter entry: build.mjs bundles it as a separate chunk, loaded only for etcdv3.
-// `@netledger/ipam-core` stays outside the chunk: it gets the main bundle's copy, so errors the
-// adapter throws are the same IpamError class that ipam-core's CAS retry and callers test for.
+// etcdv3 for a one-shot process: etcd's HTTP/JSON gateway over node:http, which costs a few ms
+// to load and connect where the gRPC client costs over 100 ms of CPU (docs/cni.md, "Start-up cost").
 import type { DatastoreConf } from '@netledger/cni';
-import { createEtcdDatastore, parseEtcdEndpoints } from '@netledger/datastore-etcd';
+import { createEtcdGatewayDatastore, parseEtcdEndpoints } from '@netledger/datastore-etcd/gateway';
 import type { Datastore } from '@netledger/ipam-core';
 
 /** Opens etcd; throws `InvalidArgument` for a bad endpoint or an unreadable TLS file. */
 export function openEtcdDatastore(conf: Extract<DatastoreConf, { type: 'etcdv3' }>): Datastore {
-  return createEtcdDatastore({
+  return createEtcdGatewayDatastore({
     endpoints: parseEtcdEndpoints(conf.endpoints),
     ...(conf.tls && { tls: conf.tls }),
     ...(conf.username !== undefined && { username: conf.username }),

@@ -1,6 +1,6 @@
-// netledger-ipam's process: reads CNI_* and stdin, opens the configured datastore (adapters are
-// imported lazily: the file store never loads the etcd client), runs the plugin from
-// @netledger/cni, prints its result or error JSON and exits 0 or 1.
+// netledger-ipam's process: reads CNI_* and stdin, opens the configured datastore (the file store,
+// or etcd through its HTTP/JSON gateway), runs the plugin from @netledger/cni, prints its result
+// or error JSON and exits 0 or 1.
 import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { homedir, hostname } from 'node:os';
@@ -16,17 +16,12 @@ import {
 import type { DatastoreConf, IpamConf, Logger } from '@netledger/cni';
 import type { Datastore } from '@netledger/ipam-core';
 import { isIpamError } from '@netledger/ipam-core';
-import { loadEtcdChunk } from './load-etcd-chunk.js';
+import { openEtcdDatastore } from './open-etcd.js';
 
 /** Past changes the file store keeps for watchers (datastore-file's default is 100). */
 const FILE_HISTORY_LIMIT = 20;
 
 const ABOUT = 'netledger-ipam: netledger CNI IPAM plugin (calico-ipam compatible)';
-
-/** Compiles the etcd adapter ahead of the host lock; the file store's code is already loaded. */
-async function preloadDatastore(conf: DatastoreConf): Promise<void> {
-  if (conf.type === 'etcdv3') await loadEtcdChunk();
-}
 
 async function openDatastore(conf: DatastoreConf): Promise<Datastore> {
   switch (conf.type) {
@@ -41,7 +36,6 @@ async function openDatastore(conf: DatastoreConf): Promise<Datastore> {
       return createFileDatastore({ path, historyLimit: FILE_HISTORY_LIMIT, blockingIo: true });
     }
     case 'etcdv3': {
-      const { openEtcdDatastore } = await loadEtcdChunk();
       try {
         return openEtcdDatastore(conf);
       } catch (e) {
@@ -90,7 +84,6 @@ async function main(): Promise<number> {
     { env: process.env, stdin },
     {
       openDatastore,
-      preloadDatastore,
       createLogger: loggerFor,
       readFile: (path) => readFile(path, 'utf8').catch(() => undefined),
       osHostname: hostname,

@@ -482,7 +482,7 @@ describe('lock and timeout', () => {
     expect(out.json).toMatchObject({ code: 11, msg: 'ADD timed out after 50 ms' });
   });
 
-  it('preloads the adapter before the lock and opens the datastore after it', async () => {
+  it('opens the datastore after taking the lock', async () => {
     const h = await createHarness();
     const order: string[] = [];
     await h.run(
@@ -490,7 +490,6 @@ describe('lock and timeout', () => {
       baseConf(),
       {},
       {
-        preloadDatastore: async () => void order.push('preload'),
         acquireLock: async () => {
           order.push('lock');
           return { release: async () => void order.push('release') };
@@ -501,7 +500,7 @@ describe('lock and timeout', () => {
         },
       },
     );
-    expect(order).toEqual(['preload', 'lock', 'open', 'release']);
+    expect(order).toEqual(['lock', 'open', 'release']);
   });
 
   it('closes the datastore on success and on failure', async () => {

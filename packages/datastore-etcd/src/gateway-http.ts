@@ -1,5 +1,3 @@
-import http from 'node:http';
-import https from 'node:https';
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import { EtcdKvError } from './etcd-kv-error.js';
@@ -85,6 +83,10 @@ const closedError = (): EtcdKvError =>
  * `loadTlsMaterial` for `https`). Idle connections do not keep the process alive.
  */
 export function createGatewayHttp(options: GatewayHttpOptions): GatewayHttp {
+  // Loaded here, not on import: importing the package costs nothing until a store is created, and
+  // a V8 start-up snapshot (the CNI plugin's) can hold this module, which node:http cannot be in.
+  const http = process.getBuiltinModule('node:http');
+  const https = process.getBuiltinModule('node:https');
   const agent = options.secure
     ? new https.Agent({
         keepAlive: true,

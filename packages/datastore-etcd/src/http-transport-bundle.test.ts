@@ -62,6 +62,15 @@ describe('bundles of the HTTP transport', () => {
     expect(grpcInputs(metafile.inputs)).toEqual([]);
   });
 
+  it('the gateway entry (@netledger/datastore-etcd/gateway) imports no gRPC code', async () => {
+    const metafile = await bundle(
+      `import { createEtcdGatewayDatastore, parseEtcdEndpoints } from './gateway.js';
+       export const ds = createEtcdGatewayDatastore({ endpoints: parseEtcdEndpoints('http://127.0.0.1:2379') });`,
+      { outdir: dir.path },
+    );
+    expect(grpcInputs(metafile.inputs)).toEqual([]);
+  });
+
   it('from the package root, a program using only createEtcdGatewayDatastore carries no gRPC code', async () => {
     const gateway = await bundle(
       `import { createEtcdGatewayDatastore } from './index.js';

@@ -4,10 +4,10 @@ import { createTempDir } from '@netledger/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SNAPSHOT_BLOB, cniEnv, execPlugin, requirePlugin } from './exec-harness.js';
 
-// gRPC (the etcd client) is the only user of http2; its presence in the builtin-module list
-// tells whether the etcd adapter was evaluated. Both ways Node runs the plugin are checked: the
-// plain bundle and the start-up snapshot (a snapshot's main skips --import, so the probe is a
-// --require).
+// The plugin reaches etcd through its HTTP/JSON gateway: no datastore may load gRPC, whose
+// transport is the only user of http2, and only etcdv3 loads node:http. The builtin-module list
+// tells which were loaded. Both ways Node runs the plugin are checked: the plain bundle and the
+// start-up snapshot (a snapshot's main skips --import, so the probe is a --require).
 let dir: { path: string; remove: () => Promise<void> };
 let probe: string;
 const modes = [
@@ -21,7 +21,7 @@ beforeAll(async () => {
   probe = join(dir.path, 'probe.cjs');
   writeFileSync(
     probe,
-    "process.on('exit', () => process.stderr.write(`\\nHTTP2_LOADED=${process.moduleLoadList.includes('NativeModule http2')}\\n`));\n",
+    "process.on('exit', () => { const l = process.moduleLoadList; process.stderr.write(`\\nHTTP2_LOADED=${l.includes('NativeModule http2')} HTTP_LOADED=${l.includes('NativeModule http')}\\n`); });\n",
   );
 });
 afterAll(async () => {
@@ -41,24 +41,24 @@ const conf = (ipam: Record<string, unknown>): string =>
     },
   });
 
-describe.each(modes)('datastore adapters are loaded lazily (%s)', (_, nodeArgs) => {
-  it('the file store never evaluates the etcd client', () => {
+describe.each(modes)('datastore adapters (%s)', (_, nodeArgs) => {
+  it('the file store loads neither gRPC nor node:http', () => {
     const r = execPlugin(
       cniEnv('STATUS', ''),
       conf({ datastore_path: join(dir.path, 'ds.json') }),
       nodeArgs(),
     );
     expect(r.json).toMatchObject({ code: 50 });
-    expect(r.stderr).toContain('HTTP2_LOADED=false');
+    expect(r.stderr).toContain('HTTP2_LOADED=false HTTP_LOADED=false');
   });
 
-  it('etcdv3 does (and reports an unreachable etcd as unavailable)', () => {
+  it('etcdv3 goes through the HTTP gateway, not gRPC (and reports an unreachable etcd as unavailable)', () => {
     const r = execPlugin(
       cniEnv('STATUS', ''),
       conf({ datastore_type: 'etcdv3', etcd_endpoints: 'http://127.0.0.1:9' }),
       nodeArgs(),
     );
-    expect(r.stderr).toContain('HTTP2_LOADED=true');
+    expect(r.stderr).toContain('HTTP2_LOADED=false HTTP_LOADED=true');
     expect(r.json).toMatchObject({
       code: 50,
       msg: expect.stringContaining('datastore unavailable'),
