@@ -93,6 +93,7 @@ async function datastoreStep(ds: Datastore, handleId: string): Promise<() => Pro
 /** autoAssign figures of one concurrency, beside the raw CAS rate measured just before it. */
 interface AssignRow {
   concurrency: number;
+  mirrored: boolean;
   run: AssignRun;
   rawRate: number;
 }
@@ -122,13 +123,18 @@ async function benchCluster(
       const viaDs = await measure(writers, per, (w) => datastoreStep(ds, `bench-${writers}-${w}`));
       rows.push({ members, path: 'Datastore.update', writers, txns: writers * per, ...viaDs });
       if (members === 1) {
-        // Side by side with the raw rate just measured: 16 hosts, taking turns or all at once.
-        const run = await measureAutoAssign(client, etcd.endpoints, {
-          hosts: CONCURRENCY,
-          perHost: PER_HOST,
-          concurrent: writers > 1,
-        });
-        assigns.push({ concurrency: writers, run, rawRate: rateOf(rawRow) });
+        // Side by side with the raw rate just measured: 16 hosts, taking turns or all at once,
+        // with plain clients and with long-lived clients reading through a mirror.
+        for (const mirrored of [false, true]) {
+          const run = await measureAutoAssign(client, etcd.endpoints, {
+            hosts: CONCURRENCY,
+            perHost: PER_HOST,
+            concurrent: writers > 1,
+            mirrored,
+            sharedConnection: true,
+          });
+          assigns.push({ concurrency: writers, mirrored, run, rawRate: rateOf(rawRow) });
+        }
       }
     }
     if (members === 1) {
@@ -165,13 +171,13 @@ console.log(
   `\nautoAssign on 1 etcd member, 1 address per call into an affine /26, ${PER_HOST} per host, beside the raw CAS rate at the same concurrency\n`,
 );
 console.log(
-  '| in flight | assigns | failures | assign/s | p50 ms | p99 ms | writes/assign | applied writes/assign | reads/assign | raw txn/s | share of raw |',
+  '| client | in flight | assigns | failures | assign/s | p50 ms | p99 ms | writes/assign | applied writes/assign | reads/assign | raw txn/s | share of raw |',
 );
-console.log('|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
 for (const a of assigns) {
   const r = a.run;
   console.log(
-    `| ${a.concurrency} | ${r.assigns} | ${r.failures} | ${Math.round(assignRate(r))} | ${percentile(r.latencies, 0.5).toFixed(2)} | ${percentile(r.latencies, 0.99).toFixed(2)} | ${writesPerAssign(r).toFixed(2)} | ${(r.revisions / r.assigns).toFixed(2)} | ${(r.counts.reads / r.assigns).toFixed(2)} | ${Math.round(a.rawRate)} | ${(100 * ceilingShare(a)).toFixed(0)}% |`,
+    `| ${a.mirrored ? 'mirrored' : 'plain'} | ${a.concurrency} | ${r.assigns} | ${r.failures} | ${Math.round(assignRate(r))} | ${percentile(r.latencies, 0.5).toFixed(2)} | ${percentile(r.latencies, 0.99).toFixed(2)} | ${writesPerAssign(r).toFixed(2)} | ${(r.revisions / r.assigns).toFixed(2)} | ${(r.counts.reads / r.assigns).toFixed(2)} | ${Math.round(a.rawRate)} | ${(100 * ceilingShare(a)).toFixed(0)}% |`,
   );
 }
 if (scale) {
@@ -203,7 +209,7 @@ if (process.env.NETLEDGER_BENCH_DIR) {
       ];
     });
   for (const a of assigns) {
-    const label = `autoAssign, 1 member, ${a.concurrency === 1 ? '1 host at a time' : `${a.concurrency} concurrent hosts`}`;
+    const label = `autoAssign${a.mirrored ? ' (mirrored client)' : ''}, 1 member, ${a.concurrency === 1 ? '1 host at a time' : `${a.concurrency} concurrent hosts`}`;
     results.push(
       { name: `${label}: rate`, value: assignRate(a.run), unit: 'assign/s', better: 'higher' },
       {
@@ -241,7 +247,8 @@ if (process.env.NETLEDGER_BENCH_DIR) {
     command: 'pnpm bench --filter=@netledger/datastore-etcd',
     notes:
       `${TOTAL} transactions per CAS row; "etcd3 txn" is the raw client (the ceiling), "Datastore.update" the same CAS through the adapter. ` +
-      `autoAssign rows: 16 hosts (each its own IPAM client and etcd connection), ${PER_HOST} single-address assigns each into the /26 it claimed in an untimed warm-up, ` +
+      `autoAssign rows: 16 hosts, each its own IPAM client (its own per-host lock, block hints and, when mirrored, mirror) over one shared etcd connection, as the raw rows' writers share one, ${PER_HOST} single-address assigns each into the /26 it claimed in an untimed warm-up, ` +
+      `with plain clients (every assign reads pools, reservations, config, the host's affinities, its Node and the block) and with "mirrored" clients (long-lived: createMirroredDatastore serves pools, reservations, config, Nodes and affinities from a watch-fed mirror, and the client writes over the block version it last wrote; every write is still a compare-and-swap on etcd), ` +
       `taking turns (1 in flight) or all at once (16 in flight), measured on the same single-member etcd right after the raw CAS row of the same concurrency; ` +
       `writes per assign are the Datastore writes (etcd transactions) counted by a wrapper. ` +
       `Whereabouts case: ${SCALE_NODES} nodes x ${SCALE_PODS_PER_NODE} pods, every autoAssign started at once on a fresh pool (each node claims its block in the run). ` +
