@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { watch } from 'node:fs';
+import { linkSync, watch } from 'node:fs';
 import type { FSWatcher } from 'node:fs';
-import { link, mkdir, readFile, readlink, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readlink, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { CniError, CniErrorCode } from './cni-error.js';
 import type { Logger } from './logger.js';
@@ -25,6 +25,9 @@ interface Holder {
   readonly start: string;
   readonly pidns: string;
 }
+
+/** How often a waiter reads who holds the lock (and whether it died), and its backstop poll. */
+const HOLDER_CHECK_MS = 50;
 
 const errno = (e: unknown): string | undefined => (e as NodeJS.ErrnoException | undefined)?.code;
 
@@ -86,9 +89,11 @@ export async function acquireHostLock(opts: HostLockOptions): Promise<HostLock |
     );
     return undefined;
   }
-  const tryLink = async (target: string): Promise<boolean> => {
+  // Synchronous: a waiter retries on every change of the lock, and a one-shot process has nothing
+  // else to do meanwhile; a thread-pool round trip per try would cost more than the try.
+  const tryLink = (target: string): boolean => {
     try {
-      await link(own, target);
+      linkSync(own, target);
       return true;
     } catch (e) {
       if (errno(e) === 'EEXIST') return false;
@@ -99,7 +104,7 @@ export async function acquireHostLock(opts: HostLockOptions): Promise<HostLock |
     if ((await readText(target)) === seen) await unlink(target).catch(() => undefined);
   };
   const breakStale = async (seen: string): Promise<void> => {
-    if (!(await tryLink(`${path}.break`))) {
+    if (!tryLink(`${path}.break`)) {
       const breaker = await readText(`${path}.break`);
       const h = breaker === undefined ? undefined : parseHolder(breaker);
       if (breaker !== undefined && h && (await isDead(h, pidns)))
@@ -130,20 +135,27 @@ export async function acquireHostLock(opts: HostLockOptions): Promise<HostLock |
       wake = done;
     });
   const deadline = Date.now() + opts.timeoutMs;
+  // Every release wakes every waiter, so a wake-up only retries the link; who holds the lock (and
+  // whether it died) is read on the first failure and then at most every HOLDER_CHECK_MS.
+  let holder: Holder | undefined;
+  let checkedAt = -Infinity;
   try {
     for (;;) {
-      if (await tryLink(path)) break;
-      const seen = await readText(path);
-      if (seen === undefined) continue;
-      const holder = parseHolder(seen);
-      if (!holder || (await isDead(holder, pidns))) {
-        await breakStale(seen);
-        continue;
+      if (tryLink(path)) break;
+      if (Date.now() - checkedAt >= HOLDER_CHECK_MS) {
+        checkedAt = Date.now();
+        const seen = await readText(path);
+        if (seen === undefined) continue;
+        holder = parseHolder(seen);
+        if (!holder || (await isDead(holder, pidns))) {
+          await breakStale(seen);
+          continue;
+        }
       }
       if (Date.now() >= deadline) {
         throw new CniError(
           CniErrorCode.TryAgainLater,
-          `IPAM lock ${path} is held by pid ${holder.pid}; gave up after ${opts.timeoutMs} ms`,
+          `IPAM lock ${path} is held by pid ${holder?.pid ?? '?'}; gave up after ${opts.timeoutMs} ms`,
         );
       }
       if (!watchTried) {
@@ -160,7 +172,7 @@ export async function acquireHostLock(opts: HostLockOptions): Promise<HostLock |
         }
         continue;
       }
-      await waitForChange(watcher ? 50 : 5);
+      await waitForChange(watcher ? HOLDER_CHECK_MS : 5);
     }
   } catch (e) {
     watcher?.close();
