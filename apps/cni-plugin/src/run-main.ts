@@ -23,7 +23,8 @@ const FILE_HISTORY_LIMIT = 20;
 
 const ABOUT = 'netledger-ipam: netledger CNI IPAM plugin (calico-ipam compatible)';
 
-async function openDatastore(conf: DatastoreConf): Promise<Datastore> {
+/** Opens the configured datastore as every invocation does (the start-up snapshot's warm-up too). */
+export async function openDatastore(conf: DatastoreConf): Promise<Datastore> {
   switch (conf.type) {
     case 'file': {
       const { createFileDatastore, defaultDatastorePath } =

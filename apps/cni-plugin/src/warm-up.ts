@@ -1,33 +1,21 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { runCniPlugin, silentLogger } from '@netledger/cni';
+import type { PluginDeps } from '@netledger/cni';
 import { createIpamClient, createMemoryDatastore } from '@netledger/ipam-core';
+import { openDatastore } from './run-main.js';
 
 const NETWORK = 'warm-up';
 const NODE = 'warm-up-node';
+const POOL = { metadata: { name: 'warm-up' }, spec: { cidr: '10.255.0.0/24' } };
 
-/**
- * Runs ADD, CHECK, DEL, GC and STATUS in-process on a memory datastore, so V8 compiles the
- * plugin's command paths while the start-up snapshot is built and the snapshot carries their
- * bytecode (an invocation then skips most lazy compilation). Touches no file, no environment
- * and no `crypto.randomUUID`: Node caches entropy for it and a snapshot would replay that cache
- * in every invocation (the memory store numbers its UIDs instead). Throws if a command fails, so
- * a broken warm-up fails the build instead of shipping a cold snapshot.
- */
-export async function warmUp(): Promise<void> {
-  const datastore = createMemoryDatastore();
-  // Each command closes what it opened; the five share one store.
-  const unclosable = new Proxy(datastore, {
-    get: (t, k, r) => (k === 'close' ? async () => undefined : (Reflect.get(t, k, r) as unknown)),
-  });
-  await createIpamClient({ datastore }).pools.create({
-    metadata: { name: 'warm-up' },
-    spec: { cidr: '10.255.0.0/24' },
-  });
-  const conf = {
-    cniVersion: '1.1.0',
-    name: NETWORK,
-    ipam: { type: 'netledger-ipam', nodename: NODE, assign_ipv6: 'false' },
-  };
-  const run = async (command: string, stdin: string): Promise<string> => {
+type Run = (command: string, stdin: string) => Promise<string>;
+
+/** Runs commands through the plugin with `deps`; throws on a failed command. */
+const runner =
+  (deps: Partial<PluginDeps> & Pick<PluginDeps, 'openDatastore'>): Run =>
+  async (command, stdin) => {
     const out = await runCniPlugin(
       {
         env: {
@@ -41,20 +29,76 @@ export async function warmUp(): Promise<void> {
         stdin,
       },
       {
-        openDatastore: async () => unclosable,
         createLogger: () => silentLogger,
         readFile: async () => undefined,
         osHostname: () => NODE,
-        acquireLock: async () => ({ release: async () => undefined }),
+        ...deps,
       },
     );
     if (out.exitCode !== 0) throw new Error(`warm-up ${command} failed: ${out.stdout}`);
     return out.stdout;
   };
+
+const netConf = (ipam: Record<string, unknown> = {}) => ({
+  cniVersion: '1.1.0',
+  name: NETWORK,
+  ipam: { type: 'netledger-ipam', nodename: NODE, assign_ipv6: 'false', ...ipam },
+});
+
+/** Every command on a memory datastore (no host lock). */
+async function warmUpCommands(): Promise<void> {
+  const datastore = createMemoryDatastore();
+  // Each command closes what it opened; the five share one store.
+  const unclosable = new Proxy(datastore, {
+    get: (t, k, r) => (k === 'close' ? async () => undefined : (Reflect.get(t, k, r) as unknown)),
+  });
+  await createIpamClient({ datastore }).pools.create(POOL);
+  const run = runner({
+    openDatastore: async () => unclosable,
+    acquireLock: async () => ({ release: async () => undefined }),
+  });
+  const conf = netConf();
   const prevResult = JSON.parse(await run('ADD', JSON.stringify(conf))) as unknown;
   await run('CHECK', JSON.stringify({ ...conf, prevResult }));
   await run('DEL', JSON.stringify(conf));
   await run('GC', JSON.stringify({ ...conf, 'cni.dev/valid-attachments': [] }));
   await run('STATUS', JSON.stringify(conf));
   await run('VERSION', '');
+}
+
+/**
+ * ADD and DEL as an invocation runs them on the default store: the host lock and the file store
+ * (opened as `openDatastore` opens it) in a temporary directory, removed before the snapshot is
+ * taken; nothing stays open.
+ */
+async function warmUpFileStore(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'netledger-warm-up-'));
+  try {
+    const path = join(dir, 'datastore.json');
+    const seed = await openDatastore({ type: 'file', path });
+    await createIpamClient({ datastore: seed }).pools.create(POOL);
+    await seed.close();
+    const run = runner({ openDatastore });
+    const conf = JSON.stringify(
+      netConf({ datastore_path: path, ipam_lock_file: join(dir, 'ipam.lock') }),
+    );
+    await run('ADD', conf);
+    await run('DEL', conf);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Runs the plugin's commands in-process while the start-up snapshot is built, so V8 compiles
+ * their paths and the snapshot carries the bytecode (an invocation then skips most lazy
+ * compilation): every command on a memory store, and ADD and DEL on a throwaway file store with
+ * the real host lock. Nothing random may be cached here: the stores draw UIDs with
+ * `randomUUID({ disableEntropyCache: true })`, since Node's entropy cache would be replayed by
+ * every invocation. Throws if a command fails, so a broken warm-up fails the build instead of
+ * shipping a cold snapshot.
+ */
+export async function warmUp(): Promise<void> {
+  await warmUpCommands();
+  await warmUpFileStore();
 }

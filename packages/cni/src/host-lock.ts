@@ -1,7 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { linkSync, watch } from 'node:fs';
+import {
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  readlinkSync,
+  unlinkSync,
+  watch,
+  writeFileSync,
+} from 'node:fs';
 import type { FSWatcher } from 'node:fs';
-import { mkdir, readFile, readlink, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { CniError, CniErrorCode } from './cni-error.js';
 import type { Logger } from './logger.js';
@@ -32,17 +39,21 @@ const HOLDER_CHECK_MS = 50;
 const errno = (e: unknown): string | undefined => (e as NodeJS.ErrnoException | undefined)?.code;
 
 /** Field 22 of /proc/<pid>/stat (start time in clock ticks): tells a reused pid apart. */
-async function startTime(pid: number | 'self'): Promise<string | undefined> {
+function startTime(pid: number | 'self'): string | undefined {
   try {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
   } catch {
     return undefined;
   }
 }
 
-async function pidNamespace(): Promise<string> {
-  return readlink('/proc/self/ns/pid').catch(() => '');
+function pidNamespace(): string {
+  try {
+    return readlinkSync('/proc/self/ns/pid');
+  } catch {
+    return '';
+  }
 }
 
 const parseHolder = (text: string): Holder | undefined => {
@@ -54,17 +65,28 @@ const parseHolder = (text: string): Holder | undefined => {
 };
 
 /** Dead when the pid is gone or was reused; a holder in another pid namespace is presumed alive. */
-async function isDead(holder: Holder, ownPidns: string): Promise<boolean> {
+function isDead(holder: Holder, ownPidns: string): boolean {
   if (holder.pidns !== ownPidns) return false;
-  const start = await startTime(holder.pid);
+  const start = startTime(holder.pid);
   return start === undefined || start !== holder.start;
 }
 
-const readText = (path: string): Promise<string | undefined> =>
-  readFile(path, 'utf8').catch((e: unknown) => {
+const readText = (path: string): string | undefined => {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch (e) {
     if (errno(e) === 'ENOENT') return undefined;
     throw e;
-  });
+  }
+};
+
+const unlinkQuietly = (path: string): void => {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Already gone, or not ours to remove: either way nothing to do.
+  }
+};
 
 /**
  * Takes the host-wide IPAM lock, which serialises ADD, DEL and GC on one host (CAS still
@@ -73,24 +95,24 @@ const readText = (path: string): Promise<string | undefined> =>
  * (pid gone or reused) is broken under `<path>.break`. Best effort like calico-ipam's: when the
  * lock cannot be created at all (read-only or unwritable location), it logs and returns
  * `undefined`, and the caller proceeds unlocked. Waiting longer than `timeoutMs` for a live holder
- * fails `TryAgainLater` (11) naming the holder's pid.
+ * fails `TryAgainLater` (11) naming the holder's pid. Its file calls are synchronous: it runs in a
+ * one-shot process with nothing else to do meanwhile, and a thread-pool round trip per call would
+ * cost more than the call (a waiter retries on every change of the lock).
  */
 export async function acquireHostLock(opts: HostLockOptions): Promise<HostLock | undefined> {
   const { path } = opts;
-  const pidns = await pidNamespace();
-  const text = `${process.pid} ${(await startTime('self')) ?? '0'} ${pidns}\n`;
+  const pidns = pidNamespace();
+  const text = `${process.pid} ${startTime('self') ?? '0'} ${pidns}\n`;
   const own = `${path}.${process.pid}.${randomBytes(4).toString('hex')}`;
   try {
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(own, text, { mode: 0o644 });
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(own, text, { mode: 0o644 });
   } catch (e) {
     opts.log.warning(
       `cannot create IPAM lock ${path} (${errno(e) ?? String(e)}): continuing without it`,
     );
     return undefined;
   }
-  // Synchronous: a waiter retries on every change of the lock, and a one-shot process has nothing
-  // else to do meanwhile; a thread-pool round trip per try would cost more than the try.
   const tryLink = (target: string): boolean => {
     try {
       linkSync(own, target);
@@ -100,21 +122,20 @@ export async function acquireHostLock(opts: HostLockOptions): Promise<HostLock |
       throw e;
     }
   };
-  const removeIfSame = async (target: string, seen: string): Promise<void> => {
-    if ((await readText(target)) === seen) await unlink(target).catch(() => undefined);
+  const removeIfSame = (target: string, seen: string): void => {
+    if (readText(target) === seen) unlinkQuietly(target);
   };
-  const breakStale = async (seen: string): Promise<void> => {
+  const breakStale = (seen: string): void => {
     if (!tryLink(`${path}.break`)) {
-      const breaker = await readText(`${path}.break`);
+      const breaker = readText(`${path}.break`);
       const h = breaker === undefined ? undefined : parseHolder(breaker);
-      if (breaker !== undefined && h && (await isDead(h, pidns)))
-        await removeIfSame(`${path}.break`, breaker);
+      if (breaker !== undefined && h && isDead(h, pidns)) removeIfSame(`${path}.break`, breaker);
       return;
     }
     try {
-      await removeIfSame(path, seen);
+      removeIfSame(path, seen);
     } finally {
-      await unlink(`${path}.break`).catch(() => undefined);
+      unlinkQuietly(`${path}.break`);
     }
   };
 
@@ -144,11 +165,11 @@ export async function acquireHostLock(opts: HostLockOptions): Promise<HostLock |
       if (tryLink(path)) break;
       if (Date.now() - checkedAt >= HOLDER_CHECK_MS) {
         checkedAt = Date.now();
-        const seen = await readText(path);
+        const seen = readText(path);
         if (seen === undefined) continue;
         holder = parseHolder(seen);
-        if (!holder || (await isDead(holder, pidns))) {
-          await breakStale(seen);
+        if (!holder || isDead(holder, pidns)) {
+          breakStale(seen);
           continue;
         }
       }
@@ -176,7 +197,7 @@ export async function acquireHostLock(opts: HostLockOptions): Promise<HostLock |
     }
   } catch (e) {
     watcher?.close();
-    await unlink(own).catch(() => undefined);
+    unlinkQuietly(own);
     if (e instanceof CniError) throw e;
     opts.log.warning(
       `failed to take IPAM lock ${path} (${errno(e) ?? String(e)}): continuing without it`,
@@ -184,10 +205,10 @@ export async function acquireHostLock(opts: HostLockOptions): Promise<HostLock |
     return undefined;
   }
   watcher?.close();
-  await unlink(own).catch(() => undefined);
+  unlinkQuietly(own);
   return {
     release: async () => {
-      await removeIfSame(path, text);
+      removeIfSame(path, text);
     },
   };
 }

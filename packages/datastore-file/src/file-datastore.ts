@@ -32,6 +32,12 @@ import { commitStoreFile, loadStoreFile, statStamp, sweepGarbage } from './store
 import { emptySnapshot } from './store-snapshot.js';
 import type { StoredEntry } from './store-snapshot.js';
 
+/**
+ * A fresh UUID drawn from the OS each time: Node's default keeps a cache of entropy, which a
+ * process started from a V8 start-up snapshot (the CNI plugin) would replay from build time.
+ */
+const freshUuid = (): string => randomUUID({ disableEntropyCache: true });
+
 /** Default for {@link FileDatastoreOptions.lockTimeoutMs}. */
 export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
 /** Default for {@link FileDatastoreOptions.historyLimit}. */
@@ -96,7 +102,7 @@ async function openOrCreate(
   dirHandle: StoreFileHandle,
 ): Promise<LoadedStore> {
   if (await statStamp(fs, path)) return loadStoreFile(fs, path);
-  const snapshot = emptySnapshot(randomUUID());
+  const snapshot = emptySnapshot(freshUuid());
   const written = await commitStoreFile({
     fs,
     path,
@@ -199,7 +205,7 @@ export async function createFileDatastore(options: FileDatastoreOptions = {}): P
     return queue.run(() =>
       withLock(lock, async () => {
         const base = await cache.refreshLocked();
-        const result = applyMutation(base, mutation, { newUid: randomUUID(), historyLimit });
+        const result = applyMutation(base, mutation, { newUid: freshUuid(), historyLimit });
         const text = serializeStoreDocument(result.snapshot);
         const written = await commitStoreFile({ fs, path, dirHandle, text });
         cache.replace({ snapshot: result.snapshot, ...written });
