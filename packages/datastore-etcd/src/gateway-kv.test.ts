@@ -1,11 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import { join } from 'node:path';
-import { createTempDir } from '@netledger/testkit';
+import { createTestCertificates } from '@netledger/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createEtcdGatewayDatastore } from './create-etcd-gateway-datastore.js';
 import type { EtcdKvOptions, KvWatchResponse } from './etcd-kv.js';
@@ -334,71 +331,10 @@ describe('gateway transport: watch', () => {
 });
 
 describe('gateway transport: TLS', () => {
-  /** A CA, a server certificate for 127.0.0.1 and a client certificate, made with openssl. */
-  async function makeCertificates(dir: string): Promise<Record<string, Buffer>> {
-    const openssl = (args: string[]): void => {
-      execFileSync('openssl', args, { cwd: dir, stdio: 'ignore' });
-    };
-    const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-    openssl([
-      'req',
-      '-x509',
-      ...ec,
-      '-keyout',
-      'ca.key',
-      '-out',
-      'ca.pem',
-      '-subj',
-      '/CN=test-ca',
-      '-days',
-      '1',
-    ]);
-    writeFileSync(join(dir, 'server.ext'), 'subjectAltName=IP:127.0.0.1\n');
-    for (const [name, cn] of [
-      ['server', '127.0.0.1'],
-      ['client', 'netledger'],
-    ] as const) {
-      openssl([
-        'req',
-        ...ec,
-        '-keyout',
-        `${name}.key`,
-        '-out',
-        `${name}.csr`,
-        '-subj',
-        `/CN=${cn}`,
-      ]);
-      openssl([
-        'x509',
-        '-req',
-        '-in',
-        `${name}.csr`,
-        '-CA',
-        'ca.pem',
-        '-CAkey',
-        'ca.key',
-        '-CAcreateserial',
-        '-out',
-        `${name}.pem`,
-        '-days',
-        '1',
-        ...(name === 'server' ? ['-extfile', 'server.ext'] : []),
-      ]);
-    }
-    const read = (file: string): Buffer => readFileSync(join(dir, file));
-    return {
-      ca: read('ca.pem'),
-      serverCert: read('server.pem'),
-      serverKey: read('server.key'),
-      clientCert: read('client.pem'),
-      clientKey: read('client.key'),
-    };
-  }
-
   it('verifies etcd with the CA and presents the client certificate; refuses another CA', async () => {
-    const dir = await createTempDir('netledger-tls-');
+    const certs = await createTestCertificates({ clientCommonName: 'netledger' });
     try {
-      const pem = await makeCertificates(dir.path);
+      const pem = (file: { pem: string }): Buffer => Buffer.from(file.pem);
       const peers: string[] = [];
       const gateway = await startGateway(
         (_req, res, raw) => {
@@ -406,14 +342,18 @@ describe('gateway transport: TLS', () => {
           answer(res, 200, { header: HEADER });
         },
         {
-          ca: pem.ca,
-          cert: pem.serverCert,
-          key: pem.serverKey,
+          ca: certs.ca.pem,
+          cert: certs.serverCert.pem,
+          key: certs.serverKey.pem,
           requestCert: true,
           rejectUnauthorized: true,
         },
       );
-      const tls = { ca: pem.ca, cert: pem.clientCert, key: pem.clientKey };
+      const tls = {
+        ca: pem(certs.ca),
+        cert: pem(certs.clientCert),
+        key: pem(certs.clientKey),
+      };
       const kv = createGatewayKv(options(gateway.endpoint, { tls }));
       try {
         await expect(kv.range({ key: Buffer.from('/a') })).resolves.toMatchObject({ count: '0' });
@@ -424,7 +364,7 @@ describe('gateway transport: TLS', () => {
       // The system roots do not know this CA: no answer, retried like any unreachable endpoint.
       const untrusting = createGatewayKv(
         options(gateway.endpoint, {
-          tls: { ca: undefined, cert: pem.clientCert, key: pem.clientKey },
+          tls: { ca: undefined, cert: pem(certs.clientCert), key: pem(certs.clientKey) },
         }),
       );
       try {
@@ -436,7 +376,7 @@ describe('gateway transport: TLS', () => {
         untrusting.close();
       }
     } finally {
-      await dir.remove();
+      await certs.remove();
     }
   });
 });

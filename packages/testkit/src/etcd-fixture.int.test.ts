@@ -1,5 +1,7 @@
 import { existsSync } from 'node:fs';
+import https from 'node:https';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createTestCertificates } from './create-test-certificates.js';
 import type { EtcdFixture } from './etcd-fixture.js';
 import { startEtcd } from './etcd-fixture.js';
 
@@ -50,5 +52,60 @@ describe('startEtcd', () => {
       health: string;
     };
     expect(health.health).toBe('true');
+  });
+});
+
+/** GET `url` over https with `tls`: the status and body, or the error that stopped it. */
+async function httpsGet(url: string, tls: https.RequestOptions): Promise<string> {
+  return new Promise((resolve) => {
+    const req = https.get(url, { ...tls, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve(`${res.statusCode} ${Buffer.concat(chunks).toString()}`));
+    });
+    req.on('error', (e) => resolve(`error: ${e.message}`));
+  });
+}
+
+describe('startEtcd with tls', () => {
+  it.each([
+    { clientCertAuth: true, withoutClientCert: /^error: / },
+    { clientCertAuth: false, withoutClientCert: /^200 / },
+  ])(
+    'serves clients over https (client certificate required: $clientCertAuth) and stays manageable',
+    async ({ clientCertAuth, withoutClientCert }) => {
+      const certs = await createTestCertificates();
+      const etcd = await startEtcd({
+        tls: {
+          caFile: certs.ca.path,
+          certFile: certs.serverCert.path,
+          keyFile: certs.serverKey.path,
+          clientCertAuth,
+        },
+      });
+      try {
+        expect(etcd.endpoints[0]).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+        const health = `${etcd.endpoints[0]}/health`;
+        const client = { ca: certs.ca.pem, cert: certs.clientCert.pem, key: certs.clientKey.pem };
+        expect(await httpsGet(health, client)).toBe('200 {"health":"true"}');
+        expect(await httpsGet(health, { ca: certs.ca.pem })).toMatch(withoutClientCert);
+        // Without the CA, etcd's certificate is not trusted.
+        expect(await httpsGet(health, { cert: client.cert, key: client.key })).toMatch(
+          /^error: .*certificate/,
+        );
+        expect(await etcd.leaderIndex()).toBe(0);
+        await etcd.restart(0);
+        expect(await httpsGet(health, client)).toBe('200 {"health":"true"}');
+      } finally {
+        await etcd.stop();
+        await certs.remove();
+      }
+    },
+  );
+
+  it('fails before starting anything when a TLS file cannot be read', async () => {
+    await expect(
+      startEtcd({ tls: { caFile: '/nonexistent/ca.pem', certFile: 'x', keyFile: 'y' } }),
+    ).rejects.toThrow(/ENOENT.*\/nonexistent\/ca\.pem/);
   });
 });

@@ -1,6 +1,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, openSync, closeSync, readFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
 import { join } from 'node:path';
 import { createTempDir, findFreePort } from './fixtures.js';
 
@@ -12,12 +14,32 @@ export interface EtcdFixtureOptions {
   readonly bin?: string;
   /** How long to wait for every member to report healthy (default 30 s). */
   readonly startTimeoutMs?: number;
+  /**
+   * Serve clients over TLS (default: plain http). Client URLs become `https://127.0.0.1:<port>`
+   * (`--cert-file`, `--key-file`); peers still talk plain http. With `clientCertAuth`, etcd
+   * requires a client certificate signed by the CA (`--trusted-ca-file`, `--client-cert-auth`),
+   * and the fixture's own health and leader checks present `certFile`/`keyFile` as theirs, as
+   * etcd's gateway does, so that certificate must allow client auth (`createTestCertificates`'s
+   * server certificate does). The checks use no etcd user: enable auth after the start.
+   */
+  readonly tls?: EtcdFixtureTls;
+}
+
+/** TLS files for {@link EtcdFixtureOptions.tls}. */
+export interface EtcdFixtureTls {
+  /** The CA the fixture's checks trust for etcd, and (with `clientCertAuth`) etcd for clients. */
+  readonly caFile: string;
+  /** etcd's server certificate (for `127.0.0.1`) and its key. */
+  readonly certFile: string;
+  readonly keyFile: string;
+  /** Require a client certificate signed by `caFile` (`--client-cert-auth`). Default false. */
+  readonly clientCertAuth?: boolean;
 }
 
 /** One etcd process of a fixture. */
 export interface EtcdMember {
   readonly name: string;
-  /** Client URL, e.g. `http://127.0.0.1:23790`. */
+  /** Client URL, e.g. `http://127.0.0.1:23790` (`https://` with `tls`). */
   readonly clientUrl: string;
   readonly peerUrl: string;
   readonly dataDir: string;
@@ -94,14 +116,49 @@ async function delay(ms: number): Promise<void> {
   await new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-async function isHealthy(clientUrl: string): Promise<boolean> {
-  try {
-    const res = await fetch(`${clientUrl}/health`, { signal: AbortSignal.timeout(1000) });
-    const body = (await res.json()) as { health?: string };
-    return body.health === 'true';
-  } catch {
-    return false;
-  }
+/** The TLS material the fixture's own checks use, loaded once. */
+interface CheckTls {
+  readonly ca: Buffer;
+  readonly cert?: Buffer;
+  readonly key?: Buffer;
+}
+
+/**
+ * One request to a member, given up after 1 s without progress: the parsed JSON of a 200 answer,
+ * else undefined.
+ * node:http(s) rather than fetch, which cannot take a CA or a client certificate.
+ */
+async function requestJson(
+  url: string,
+  tls: CheckTls | undefined,
+  post?: string,
+): Promise<unknown> {
+  return new Promise((resolve) => {
+    const options = { method: post === undefined ? 'GET' : 'POST', agent: false, timeout: 1000 };
+    const req = tls ? https.request(url, { ...options, ...tls }) : http.request(url, options);
+    req.on('timeout', () => req.destroy(new Error('timed out')));
+    req.on('error', () => resolve(undefined));
+    req.on('response', (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', () => resolve(undefined));
+      res.on('end', () => {
+        try {
+          resolve(
+            res.statusCode === 200 ? JSON.parse(Buffer.concat(chunks).toString()) : undefined,
+          );
+        } catch {
+          resolve(undefined);
+        }
+      });
+    });
+    req.end(post);
+  });
+}
+
+async function isHealthy(clientUrl: string, tls: CheckTls | undefined): Promise<boolean> {
+  const body = (await requestJson(`${clientUrl}/health`, tls)) as { health?: string } | undefined;
+  return body?.health === 'true';
 }
 
 interface Status {
@@ -109,28 +166,38 @@ interface Status {
   leader?: string;
 }
 
-async function memberStatus(clientUrl: string): Promise<Status | undefined> {
-  try {
-    const res = await fetch(`${clientUrl}/v3/maintenance/status`, {
-      method: 'POST',
-      body: '{}',
-      signal: AbortSignal.timeout(1000),
-    });
-    return res.ok ? ((await res.json()) as Status) : undefined;
-  } catch {
-    return undefined;
-  }
+async function memberStatus(
+  clientUrl: string,
+  tls: CheckTls | undefined,
+): Promise<Status | undefined> {
+  return (await requestJson(`${clientUrl}/v3/maintenance/status`, tls, '{}')) as Status | undefined;
 }
 
 /**
  * Starts Debian's etcd on free loopback ports in a temporary directory: one member, or a cluster
  * (`--initial-cluster`), and waits until every member is healthy. Fails (never skips) with
  * `etcd not found: apt-get install -y etcd-server` when the binary is missing. On a start failure
- * it kills what it started and throws with the tail of the member's log.
+ * it kills what it started and throws with the tail of the member's log. With `tls`, clients are
+ * served over https (see {@link EtcdFixtureOptions.tls}); a TLS file that cannot be read throws
+ * before anything starts.
  */
 export async function startEtcd(options: EtcdFixtureOptions = {}): Promise<EtcdFixture> {
   const bin = resolveEtcdBin(options.bin);
   const count = options.members ?? 1;
+  const { tls } = options;
+  const checkTls: CheckTls | undefined = tls && {
+    ca: readFileSync(tls.caFile),
+    ...(tls.clientCertAuth && { cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) }),
+  };
+  // etcd requires client certificates as soon as it has a --trusted-ca-file, so the CA goes to
+  // etcd only with clientCertAuth; otherwise only the fixture's checks use it, to verify etcd.
+  const tlsFlags = tls
+    ? [
+        `--cert-file=${tls.certFile}`,
+        `--key-file=${tls.keyFile}`,
+        ...(tls.clientCertAuth ? [`--trusted-ca-file=${tls.caFile}`, '--client-cert-auth'] : []),
+      ]
+    : [];
   const dir = await createTempDir('netledger-etcd-');
   killAllOnExit();
   const specs: Omit<EtcdMember, 'running'>[] = [];
@@ -138,7 +205,7 @@ export async function startEtcd(options: EtcdFixtureOptions = {}): Promise<EtcdF
     const name = `m${i}`;
     specs.push({
       name,
-      clientUrl: `http://127.0.0.1:${await findFreePort()}`,
+      clientUrl: `${tls ? 'https' : 'http'}://127.0.0.1:${await findFreePort()}`,
       peerUrl: `http://127.0.0.1:${await findFreePort()}`,
       dataDir: join(dir.path, name),
       logFile: join(dir.path, `${name}.log`),
@@ -164,6 +231,7 @@ export async function startEtcd(options: EtcdFixtureOptions = {}): Promise<EtcdF
         '--initial-cluster-token=netledger-test',
         '--logger=zap',
         '--log-outputs=stderr',
+        ...tlsFlags,
       ],
       { stdio: ['ignore', log, log], env: etcdEnv() },
     );
@@ -192,7 +260,7 @@ export async function startEtcd(options: EtcdFixtureOptions = {}): Promise<EtcdF
             `etcd member ${specs[i]!.name} exited during start:\n${tail(specs[i]!.logFile)}`,
           );
         }
-        if (await isHealthy(specs[i]!.clientUrl)) break;
+        if (await isHealthy(specs[i]!.clientUrl, checkTls)) break;
         if (Date.now() > deadline) {
           throw new Error(
             `etcd member ${specs[i]!.name} not healthy in time:\n${tail(specs[i]!.logFile)}`,
@@ -243,12 +311,13 @@ export async function startEtcd(options: EtcdFixtureOptions = {}): Promise<EtcdF
       for (;;) {
         for (let i = 0; i < specs.length; i++) {
           if (!children[i]) continue;
-          const status = await memberStatus(specs[i]!.clientUrl);
+          const status = await memberStatus(specs[i]!.clientUrl, checkTls);
           const leader = status?.leader;
           if (!leader || leader === '0') continue;
           for (let j = 0; j < specs.length; j++) {
             if (!children[j]) continue;
-            if ((await memberStatus(specs[j]!.clientUrl))?.header?.member_id === leader) return j;
+            const status = await memberStatus(specs[j]!.clientUrl, checkTls);
+            if (status?.header?.member_id === leader) return j;
           }
         }
         if (Date.now() > deadline) throw new Error('etcd cluster has no leader');

@@ -2,7 +2,18 @@ export { BIG_SEQUENCE, BlockBuilder, buildPool } from './builders.js';
 export { createTempDir, findFreePort } from './fixtures.js';
 export { createNetnsPool, onPath, requireNetnsTools } from './netns-fixture.js';
 export type { NetnsPool } from './netns-fixture.js';
-export { startEtcd, type EtcdFixture, type EtcdFixtureOptions } from './etcd-fixture.js';
+export {
+  startEtcd,
+  type EtcdFixture,
+  type EtcdFixtureOptions,
+  type EtcdFixtureTls,
+} from './etcd-fixture.js';
+export { createTestCertificates } from './create-test-certificates.js';
+export type {
+  PemFile,
+  TestCertificateOptions,
+  TestCertificates,
+} from './create-test-certificates.js';
 export { describeDatastoreContract } from './datastore-contract.js';
 export type { ContractTarget } from './datastore-contract.js';
 export { describeIpamScenarios } from './ipam-scenarios/describe-ipam-scenarios.js';
