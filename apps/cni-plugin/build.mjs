@@ -2,7 +2,11 @@
 // Builds bin netledger-ipam as ONE ESM file, like scripts/bundle-app.mjs, plus a V8 start-up
 // snapshot of the same code (the plugin is executed once per container, so start-up cost matters):
 //  - etcdv3 goes through etcd's HTTP/JSON gateway (@netledger/datastore-etcd/gateway), so the
-//    bundle carries no gRPC client; a check below fails the build if one creeps in.
+//    bundle's code carries no gRPC client; a check below fails the build if one creeps in.
+//  - The gRPC adapter, for `etcd_transport: "grpc"` (etcd3, grpc-js, protobufjs), is bundled
+//    separately as a minified CommonJS chunk and embedded as a brotli-compressed string, compiled
+//    only when a config asks for it. etcd3 loads its .proto files from disk next to its own source,
+//    which a bundle does not have: the descriptors are read at build time and inlined as JSON.
 //  - dist/netledger-ipam.blob: `node --build-snapshot` of a CommonJS bundle of src/snapshot-main.ts
 //    (the same code, evaluated and warmed up at build time). Loading it skips compiling and
 //    evaluating the bundle; scripts/link-bins.mjs points bin/netledger-ipam at it. The blob only
@@ -10,13 +14,84 @@
 //    will run it (docs/cni.md, "Start-up cost").
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, rmSync } from 'node:fs';
+import { chmodSync, readFileSync, rmSync } from 'node:fs';
+import { builtinModules, createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { brotliCompressSync } from 'node:zlib';
 
 const binName = 'netledger-ipam';
 const outfile = `dist/${binName}.mjs`;
 const snapshotEntry = `dist/${binName}.snapshot.cjs`;
 const snapshotBlob = `dist/${binName}.blob`;
 const GRPC_CODE = /[\\/]node_modules[\\/].*(etcd3|@grpc|protobufjs|cockatiel)[\\/]/;
+
+const etcdRequire = createRequire(
+  join(process.cwd(), 'node_modules/@netledger/datastore-etcd/package.json'),
+);
+const etcd3Dir = dirname(etcdRequire.resolve('etcd3/package.json'));
+const protoRequire = createRequire(
+  createRequire(join(etcd3Dir, 'package.json')).resolve('@grpc/proto-loader'),
+);
+const protobuf = protoRequire('protobufjs');
+
+function etcdProtoJson() {
+  const root = new protobuf.Root();
+  root.loadSync(join(etcd3Dir, 'proto', 'rpc.proto'), { keepCase: true });
+  return JSON.stringify(root.toJSON());
+}
+
+const inlineEtcdProtos = {
+  name: 'inline-etcd-protos',
+  setup(b) {
+    b.onLoad({ filter: /etcd3[\\/]lib[\\/]connection-pool\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const call = '(0, proto_loader_1.loadSync)(`${__dirname}/../proto/rpc.proto`,';
+      if (!source.includes(call))
+        throw new Error(`${args.path}: proto loading changed; update build.mjs`);
+      return {
+        contents: source.replace(call, `(0, proto_loader_1.fromJSON)(${etcdProtoJson()},`),
+        loader: 'js',
+      };
+    });
+  },
+};
+
+const chunk = await build({
+  entryPoints: ['src/open-etcd-grpc.ts'],
+  bundle: true,
+  write: false,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  conditions: ['source'],
+  external: ['@netledger/ipam-core'],
+  minify: true,
+  plugins: [inlineEtcdProtos],
+  logLevel: 'warning',
+});
+// load-grpc-chunk.ts answers the chunk's require() with Node built-ins only.
+const chunkText = chunk.outputFiles[0].text;
+const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
+for (const [, id] of chunkText.matchAll(/\brequire\("([^"]+)"\)/g)) {
+  if (id !== '@netledger/ipam-core' && !builtins.has(id))
+    throw new Error(`gRPC chunk requires ${id}, which is not a Node built-in; update build.mjs`);
+}
+// Compressed: the bundle carries ~130 kB of base64 instead of ~600 kB of source text to scan.
+const chunkBase64 = brotliCompressSync(chunk.outputFiles[0].contents).toString('base64');
+
+const embedGrpcChunk = {
+  name: 'embed-grpc-chunk',
+  setup(b) {
+    b.onResolve({ filter: /^netledger:grpc-chunk$/ }, () => ({
+      path: 'grpc-chunk',
+      namespace: 'netledger',
+    }));
+    b.onLoad({ filter: /.*/, namespace: 'netledger' }, () => ({
+      contents: `export default ${JSON.stringify(chunkBase64)};`,
+      loader: 'js',
+    }));
+  },
+};
 
 const common = {
   bundle: true,
@@ -26,10 +101,11 @@ const common = {
   minifyWhitespace: true,
   minifySyntax: true,
   metafile: true,
+  plugins: [embedGrpcChunk],
   logLevel: 'warning',
 };
 
-/** Fails the build when a bundle carries the gRPC etcd client (the plugin talks to the gateway). */
+/** Fails the build when a bundle's code carries the gRPC etcd client (it belongs in the chunk). */
 function assertNoGrpc({ metafile }, what) {
   const grpc = Object.keys(metafile.inputs).filter((path) => GRPC_CODE.test(path));
   if (grpc.length > 0) throw new Error(`${what} bundles gRPC code: ${grpc.slice(0, 3).join(', ')}`);

@@ -38,7 +38,7 @@ export async function openDatastore(conf: DatastoreConf): Promise<Datastore> {
     }
     case 'etcdv3': {
       try {
-        return openEtcdDatastore(conf);
+        return await openEtcdDatastore(conf);
       } catch (e) {
         // A bad endpoint URL or an unreadable TLS file is a config error, not an internal one.
         if (!isIpamError(e, 'InvalidArgument')) throw e;

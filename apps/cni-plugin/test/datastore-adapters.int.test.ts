@@ -65,6 +65,23 @@ describe.each(modes)('datastore adapters (%s)', (_, nodeArgs) => {
     });
   }, 60_000);
 
+  it('etcd_transport "grpc" compiles the embedded gRPC adapter (and reports an unreachable etcd as unavailable)', () => {
+    const r = execPlugin(
+      cniEnv('STATUS', ''),
+      conf({
+        datastore_type: 'etcdv3',
+        etcd_endpoints: 'http://127.0.0.1:9',
+        etcd_transport: 'grpc',
+      }),
+      nodeArgs(),
+    );
+    expect(r.stderr).toContain('HTTP2_LOADED=true');
+    expect(r.json).toMatchObject({
+      code: 50,
+      msg: expect.stringContaining('datastore unavailable'),
+    });
+  }, 60_000);
+
   it('an invalid etcd endpoint is an invalid network config (7)', () => {
     const r = execPlugin(
       cniEnv('ADD'),

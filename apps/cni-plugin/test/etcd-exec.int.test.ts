@@ -14,7 +14,7 @@ let dir: { path: string; remove: () => Promise<void> };
 let client: IpamClient;
 let closeClient: () => Promise<void>;
 
-const conf = (over: Record<string, unknown> = {}): string =>
+const conf = (over: Record<string, unknown> = {}, ipam: Record<string, unknown> = {}): string =>
   JSON.stringify({
     cniVersion: '1.1.0',
     name: 'etcdnet',
@@ -26,6 +26,7 @@ const conf = (over: Record<string, unknown> = {}): string =>
       etcd_endpoints: etcd.endpoints.join(','),
       ipam_lock_file: join(dir.path, 'ipam.lock'),
       log_level: 'error',
+      ...ipam,
     },
   });
 
@@ -74,6 +75,16 @@ describe('netledger-ipam on etcd', () => {
       status: 1,
       json: { code: 999 },
     });
+  });
+
+  it('etcd_transport "grpc": ADD and DEL through the gRPC adapter', async () => {
+    const grpc = { etcd_transport: 'grpc' };
+    const add = execPlugin(cniEnv('ADD', 'g1'), conf({}, grpc));
+    expect(add).toMatchObject({ status: 0 });
+    const address = (add.json!['ips'] as { address: string }[])[0]!.address;
+    expect(await held('etcdnet.g1')).toEqual([address.split('/')[0]]);
+    expect(execPlugin(cniEnv('DEL', 'g1'), conf({}, grpc))).toMatchObject({ status: 0 });
+    expect(await held('etcdnet.g1')).toEqual([]);
   });
 
   it('20 concurrent ADDs get distinct addresses and 20 DELs release them all', async () => {

@@ -111,6 +111,22 @@ describe('parseNetConf fields', () => {
       },
     ],
     [
+      'etcd over gRPC',
+      conf(
+        {},
+        { datastore_type: 'etcdv3', etcd_endpoints: 'http://e:2379', etcd_transport: 'grpc' },
+      ),
+      { datastore: { type: 'etcdv3', endpoints: 'http://e:2379', transport: 'grpc' } },
+    ],
+    [
+      'etcd_transport http is the default',
+      conf(
+        {},
+        { datastore_type: 'etcdv3', etcd_endpoints: 'http://e:2379', etcd_transport: 'http' },
+      ),
+      { datastore: { type: 'etcdv3', endpoints: 'http://e:2379' } },
+    ],
+    [
       'etcd_authority + etcd_scheme',
       conf({}, { datastore_type: 'etcdv3', etcd_authority: 'e:2379', etcd_scheme: 'https' }),
       { datastore: { type: 'etcdv3', endpoints: 'https://e:2379' } },
@@ -219,6 +235,12 @@ describe('parseNetConf errors', () => {
       'unknown datastore_type "consul"',
     ],
     ['etcd without endpoints', conf({}, { datastore_type: 'etcdv3' }), 7, 'needs etcd_endpoints'],
+    [
+      'an unknown etcd_transport',
+      conf({}, { datastore_type: 'etcdv3', etcd_endpoints: 'http://e:2379', etcd_transport: 'h2' }),
+      7,
+      'etcd_transport must be "http" or "grpc", not "h2"',
+    ],
     [
       'etcd_discovery_srv',
       conf({}, { datastore_type: 'etcdv3', etcd_discovery_srv: 'example.com' }),

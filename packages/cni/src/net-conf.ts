@@ -14,6 +14,12 @@ export type DatastoreConf =
       readonly tls?: { readonly ca?: string; readonly cert?: string; readonly key?: string };
       readonly username?: string;
       readonly password?: string;
+      /**
+       * `etcd_transport` (netledger's own key): the plugin reaches etcd through its HTTP/JSON
+       * gateway unless this says `grpc` (needed for etcd RBAC by client-certificate CommonName,
+       * which etcd's gateway refuses).
+       */
+      readonly transport?: 'grpc';
     };
 
 /** The IPAM part of the network configuration, with calico-ipam's defaults applied. */
@@ -172,6 +178,10 @@ function datastore(top: Json, ipam: Json, env: Env): DatastoreConf {
       const key = s('etcd_key_file', 'ETCD_KEY_FILE');
       const username = s('etcd_username', 'ETCD_USERNAME');
       const password = s('etcd_password', 'ETCD_PASSWORD');
+      const transport = s('etcd_transport') ?? 'http';
+      if (transport !== 'http' && transport !== 'grpc') {
+        throw invalid(`etcd_transport must be "http" or "grpc", not ${JSON.stringify(transport)}`);
+      }
       const tls = {
         ...(ca !== undefined && { ca }),
         ...(cert !== undefined && { cert }),
@@ -183,6 +193,7 @@ function datastore(top: Json, ipam: Json, env: Env): DatastoreConf {
         ...(Object.keys(tls).length > 0 && { tls }),
         ...(username !== undefined && { username }),
         ...(password !== undefined && { password }),
+        ...(transport === 'grpc' && { transport }),
       };
     }
     case 'kubernetes':
