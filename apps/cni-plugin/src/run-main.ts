@@ -16,12 +16,18 @@ import {
 import type { DatastoreConf, IpamConf, Logger } from '@netledger/cni';
 import type { Datastore } from '@netledger/ipam-core';
 import { isIpamError } from '@netledger/ipam-core';
+import { loadGrpcChunk } from './load-grpc-chunk.js';
 import { openEtcdDatastore } from './open-etcd.js';
 
 /** Past changes the file store keeps for watchers (datastore-file's default is 100). */
 const FILE_HISTORY_LIMIT = 20;
 
 const ABOUT = 'netledger-ipam: netledger CNI IPAM plugin (calico-ipam compatible)';
+
+/** Compiles the gRPC adapter, when the config asks for it, before the host lock is taken. */
+async function preloadDatastore(conf: DatastoreConf): Promise<void> {
+  if (conf.type === 'etcdv3' && conf.transport === 'grpc') await loadGrpcChunk();
+}
 
 /** Opens the configured datastore as every invocation does (the start-up snapshot's warm-up too). */
 export async function openDatastore(conf: DatastoreConf): Promise<Datastore> {
@@ -85,6 +91,7 @@ async function main(): Promise<number> {
     { env: process.env, stdin },
     {
       openDatastore,
+      preloadDatastore,
       createLogger: loggerFor,
       readFile: (path) => readFile(path, 'utf8').catch(() => undefined),
       osHostname: hostname,

@@ -482,7 +482,7 @@ describe('lock and timeout', () => {
     expect(out.json).toMatchObject({ code: 11, msg: 'ADD timed out after 50 ms' });
   });
 
-  it('opens the datastore after taking the lock', async () => {
+  it('preloads the adapter before the lock and opens the datastore after it', async () => {
     const h = await createHarness();
     const order: string[] = [];
     await h.run(
@@ -490,6 +490,7 @@ describe('lock and timeout', () => {
       baseConf(),
       {},
       {
+        preloadDatastore: async () => void order.push('preload'),
         acquireLock: async () => {
           order.push('lock');
           return { release: async () => void order.push('release') };
@@ -500,7 +501,7 @@ describe('lock and timeout', () => {
         },
       },
     );
-    expect(order).toEqual(['lock', 'open', 'release']);
+    expect(order).toEqual(['preload', 'lock', 'open', 'release']);
   });
 
   it('closes the datastore on success and on failure', async () => {

@@ -36,6 +36,11 @@ export const DEFAULT_LOCK_TIMEOUT_MS = 90_000;
 export interface PluginDeps extends NodenameSources {
   /** Opens the configured datastore (the app imports the adapter lazily). */
   readonly openDatastore: (conf: DatastoreConf, log: Logger) => Promise<Datastore>;
+  /**
+   * Loads the adapter's code before the host lock is taken, so compiling it (the etcd client is
+   * large) does not lengthen the section other invocations wait for. Optional.
+   */
+  readonly preloadDatastore?: (conf: DatastoreConf) => Promise<void>;
   /** The logger for this invocation's config (default: silent). */
   readonly createLogger?: (ipam: IpamConf) => Logger;
   readonly clock?: Clock;
@@ -184,6 +189,7 @@ export async function runCniPlugin(inv: PluginInvocation, deps: PluginDeps): Pro
     // touches the store on this host (opening the file store takes its lock too).
     const locked =
       request.command === 'ADD' || request.command === 'DEL' || request.command === 'GC';
+    await deps.preloadDatastore?.(conf.ipam.datastore);
     const waitStart = Date.now();
     const lock = locked
       ? await (deps.acquireLock ?? acquireHostLock)({
