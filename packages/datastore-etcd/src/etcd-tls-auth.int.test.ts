@@ -227,7 +227,7 @@ describe('a client certificate with a CommonName that is no etcd user, and the p
       expect(err).toBeInstanceOf(IpamError);
       expect(err).toMatchObject({
         code: 'Unavailable',
-        message: `etcd at ${endpoint} failed: ${endpoint} answered HTTP 400: CommonName of client sending a request against gateway will be ignored and not used as expected\n`,
+        message: `etcd at ${endpoint} refused the request: ${endpoint}: etcd's HTTP gateway refuses a client certificate with a CommonName while etcd auth is on ("CommonName of client sending a request against gateway will be ignored and not used as expected"); use the grpc transport, or a client certificate without a CommonName`,
       });
       expect(Date.now() - started).toBeLessThan(2000);
     } finally {

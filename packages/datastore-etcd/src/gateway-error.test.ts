@@ -95,6 +95,18 @@ describe('gatewayStatusError', () => {
     expect(mapped.message).toMatch(message);
   });
 
+  it('refuses a client certificate with a CommonName for good, saying what to do instead', () => {
+    const e = gatewayStatusError(
+      endpoint,
+      400,
+      'CommonName of client sending a request against gateway will be ignored and not used as expected\n',
+    );
+    expect(classifyEtcdError(e)).toBe('rejected');
+    expect(e.message).toContain(
+      'use the grpc transport, or a client certificate without a CommonName',
+    );
+  });
+
   it('keeps the gRPC code etcd answered with', () => {
     expect(gatewayStatusError(endpoint, 503, body('etcdserver: no leader', 14))).toMatchObject({
       grpcCode: 14,

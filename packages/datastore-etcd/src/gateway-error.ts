@@ -53,6 +53,9 @@ export class GatewayUnreachableError extends EtcdKvError {
 
 const HTTP_GATEWAY_UNAVAILABLE = new Set([502, 503, 504]);
 
+/** etcd 3.4's gateway refusing a client certificate with a CommonName while auth is on. */
+const COMMON_NAME_REFUSED = /CommonName of client sending a request against gateway/;
+
 /**
  * The error for a non-200 gateway answer. etcd's gateway answers
  * `{"error": "...", "code": <grpc code>, "message": "..."}`; the message is etcd's own text, as over
@@ -75,6 +78,13 @@ export function gatewayStatusError(endpoint: string, status: number, body: strin
         ...(grpcCode !== undefined && { grpcCode }),
       });
     }
+  }
+  if (COMMON_NAME_REFUSED.test(body)) {
+    // Not retryable, and the way out is not obvious from etcd's text alone.
+    return new EtcdKvError(
+      `${endpoint}: etcd's HTTP gateway refuses a client certificate with a CommonName while etcd auth is on ("${body.trim()}"); use the grpc transport, or a client certificate without a CommonName`,
+      { errorClass: 'rejected' },
+    );
   }
   const text = `${endpoint} answered HTTP ${status}${body ? `: ${body.slice(0, 200)}` : ''}`;
   return new EtcdKvError(text, {
