@@ -52,35 +52,29 @@ describe.each(modes)('datastore adapters (%s)', (_, nodeArgs) => {
     expect(r.stderr).toContain('HTTP2_LOADED=false HTTP_LOADED=false');
   });
 
-  it('etcdv3 goes through the HTTP gateway, not gRPC (and reports an unreachable etcd as unavailable)', () => {
-    const r = execPlugin(
-      cniEnv('STATUS', ''),
-      conf({ datastore_type: 'etcdv3', etcd_endpoints: 'http://127.0.0.1:9' }),
-      nodeArgs(),
-    );
-    expect(r.stderr).toContain('HTTP2_LOADED=false HTTP_LOADED=true');
-    expect(r.json).toMatchObject({
-      code: 50,
-      msg: expect.stringContaining('datastore unavailable'),
-    });
-  }, 60_000);
-
-  it('etcd_transport "grpc" compiles the embedded gRPC adapter (and reports an unreachable etcd as unavailable)', () => {
-    const r = execPlugin(
-      cniEnv('STATUS', ''),
-      conf({
-        datastore_type: 'etcdv3',
-        etcd_endpoints: 'http://127.0.0.1:9',
-        etcd_transport: 'grpc',
-      }),
-      nodeArgs(),
-    );
-    expect(r.stderr).toContain('HTTP2_LOADED=true');
-    expect(r.json).toMatchObject({
-      code: 50,
-      msg: expect.stringContaining('datastore unavailable'),
-    });
-  }, 60_000);
+  it.each([
+    ['etcdv3 goes through the HTTP gateway, not gRPC', {}, 'HTTP2_LOADED=false HTTP_LOADED=true'],
+    [
+      'etcd_transport "grpc" compiles the embedded gRPC adapter',
+      { etcd_transport: 'grpc' },
+      'HTTP2_LOADED=true',
+    ],
+  ])(
+    '%s (and reports an unreachable etcd as unavailable)',
+    (_, transport, loaded) => {
+      const r = execPlugin(
+        cniEnv('STATUS', ''),
+        conf({ datastore_type: 'etcdv3', etcd_endpoints: 'http://127.0.0.1:9', ...transport }),
+        nodeArgs(),
+      );
+      expect(r.stderr).toContain(loaded);
+      expect(r.json).toMatchObject({
+        code: 50,
+        msg: expect.stringContaining('datastore unavailable'),
+      });
+    },
+    60_000,
+  );
 
   it('an invalid etcd endpoint is an invalid network config (7)', () => {
     const r = execPlugin(
