@@ -3,7 +3,8 @@
 // An app declares them in its package.json "bin" map ({ "netledger-ipam": "dist/netledger-ipam.mjs" }).
 // A bundle with a V8 start-up snapshot entry beside it (dist/<name>.snapshot.cjs and the blob built
 // from it, dist/<name>.blob; see apps/cni-plugin/build.mjs) gets a launcher that starts Node from
-// the snapshot when it can.
+// the snapshot when it can, with the V8 flags the app's package.json lists in "snapshotFlags" (a
+// blob only loads with the flags it was built with).
 import {
   readdirSync,
   readFileSync,
@@ -19,8 +20,9 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Whether this Node starts from `blob`: a snapshot's main, run with no arguments, exits 0. */
-const loads = (blob) =>
-  spawnSync(process.execPath, ['--snapshot-blob', blob], { env: {}, stdio: 'ignore' }).status === 0;
+const loads = (blob, flags) =>
+  spawnSync(process.execPath, [...flags, '--snapshot-blob', blob], { env: {}, stdio: 'ignore' })
+    .status === 0;
 
 /**
  * The blob of a bundle's start-up snapshot, made loadable in this Node, or undefined without one.
@@ -28,19 +30,21 @@ const loads = (blob) =>
  * key on the Node version, so one that does not load is rebuilt from its entry. Its mtime is set
  * to the Node binary's, which the launcher compares to notice a Node replaced after the build.
  */
-function usableSnapshot(bundle) {
+function usableSnapshot(bundle, flags) {
   const entry = bundle.replace(/\.mjs$/, '.snapshot.cjs');
   if (entry === bundle || !existsSync(entry)) return undefined;
   const blob = bundle.replace(/\.mjs$/, '.blob');
-  if (!existsSync(blob) || !loads(blob)) {
-    execFileSync(process.execPath, ['--snapshot-blob', blob, '--build-snapshot', entry], {
+  if (!existsSync(blob) || !loads(blob, flags)) {
+    execFileSync(process.execPath, [...flags, '--snapshot-blob', blob, '--build-snapshot', entry], {
       stdio: 'inherit',
     });
-    if (!loads(blob)) {
+    if (!loads(blob, flags)) {
       console.warn(`${blob}: this Node cannot start from it; the launcher runs the bundle`);
       return undefined;
     }
   }
+  // Readable by its owner only: its hash seed is fixed when it is built (docs/cni.md).
+  chmodSync(blob, 0o600);
   // `touch -r` copies the nanoseconds, which the launcher's test compares (utimes() rounds them).
   execFileSync('touch', ['-r', process.execPath, blob]);
   return blob;
@@ -54,15 +58,16 @@ function usableSnapshot(bundle) {
  * Otherwise, or run as `node <launcher>`, Node imports the bundle. Both paths exec, so the runtime
  * that started the launcher is signalling and waiting on Node itself.
  */
-function snapshotLauncher(blob, importLine) {
+function snapshotLauncher(blob, flags, importLine) {
   const node = process.execPath;
-  for (const path of [node, blob]) {
-    if (!/^[\w./+-]+$/.test(path)) throw new Error(`${path}: cannot quote this path for sh`);
+  for (const word of [node, blob, ...flags]) {
+    if (!/^[\w./+=-]+$/.test(word)) throw new Error(`${word}: cannot quote this word for sh`);
   }
   const sh =
     `n=${node} b=${blob}; ` +
     `[ -z "$NODE_OPTIONS" ] && [ -r "$b" ] && [ ! "$n" -nt "$b" ] && [ ! "$n" -ot "$b" ] && ` +
-    `exec "$n" --snapshot-blob "$b" "$0" "$@"; exec node "$0" "$@"`;
+    `exec "$n" ${flags.map((f) => `${f} `).join('')}--snapshot-blob "$b" "$0" "$@"; ` +
+    `exec node "$0" "$@"`;
   // `':'` is an expression statement to JavaScript and the no-op builtin to sh; the rest of the
   // line is a comment to JavaScript.
   return `#!/bin/sh\n':' //; ${sh}\n${importLine}`;
@@ -75,7 +80,9 @@ let linked = 0;
 for (const app of apps) {
   const pkgPath = join(appsDir, app, 'package.json');
   if (!existsSync(pkgPath)) continue;
-  const bins = JSON.parse(readFileSync(pkgPath, 'utf8')).bin ?? {};
+  const pkg = JSON.parse(readFileSync(pkgPath, 'utf8'));
+  const bins = pkg.bin ?? {};
+  const snapshotFlags = pkg.snapshotFlags ?? [];
   for (const [name, rel] of Object.entries(bins)) {
     const src = join(appsDir, app, rel);
     if (!existsSync(src))
@@ -84,10 +91,12 @@ for (const app of apps) {
     // node_modules; the bundle itself (dist/<name>.mjs) is the file to install elsewhere.
     const target = join(binDir, name);
     const importLine = `import '${relative(binDir, src)}';\n`;
-    const blob = usableSnapshot(src);
+    const blob = usableSnapshot(src, snapshotFlags);
     writeFileSync(
       target,
-      blob ? snapshotLauncher(blob, importLine) : `#!/usr/bin/env node\n${importLine}`,
+      blob
+        ? snapshotLauncher(blob, snapshotFlags, importLine)
+        : `#!/usr/bin/env node\n${importLine}`,
     );
     chmodSync(target, 0o755);
     linked++;

@@ -10,8 +10,9 @@
 //  - dist/netledger-ipam.blob: `node --build-snapshot` of a CommonJS bundle of src/snapshot-main.ts
 //    (the same code, evaluated and warmed up at build time). Loading it skips compiling and
 //    evaluating the bundle; scripts/link-bins.mjs points bin/netledger-ipam at it. The blob only
-//    loads in the Node binary that built it: link-bins checks (and rebuilds) it for the Node that
-//    will run it (docs/cni.md, "Start-up cost").
+//    loads in the Node binary that built it, with the V8 flags it was built with (package.json
+//    "snapshotFlags"): link-bins checks (and rebuilds) it for the Node that will run it and passes
+//    the same flags (docs/cni.md, "Start-up cost").
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, readFileSync, rmSync } from 'node:fs';
@@ -23,6 +24,8 @@ const binName = 'netledger-ipam';
 const outfile = `dist/${binName}.mjs`;
 const snapshotEntry = `dist/${binName}.snapshot.cjs`;
 const snapshotBlob = `dist/${binName}.blob`;
+// --no-rehash-snapshot: see docs/cni.md, "Start-up cost".
+const { snapshotFlags } = JSON.parse(readFileSync('package.json', 'utf8'));
 const GRPC_CODE = /[\\/]node_modules[\\/].*(etcd3|@grpc|protobufjs|cockatiel)[\\/]/;
 
 const etcdRequire = createRequire(
@@ -98,8 +101,9 @@ const common = {
   platform: 'node',
   target: 'node20',
   conditions: ['source'],
-  minifyWhitespace: true,
-  minifySyntax: true,
+  // Short identifiers too: the start-up snapshot carries the bundle's source text, and a smaller
+  // heap deserializes faster. Nothing reads a function's name; the .mjs has a source map.
+  minify: true,
   metafile: true,
   plugins: [embedGrpcChunk],
   logLevel: 'warning',
@@ -140,7 +144,7 @@ assertNoGrpc(
 rmSync(snapshotBlob, { force: true });
 execFileSync(
   process.execPath,
-  ['--snapshot-blob', snapshotBlob, '--build-snapshot', snapshotEntry],
+  [...snapshotFlags, '--snapshot-blob', snapshotBlob, '--build-snapshot', snapshotEntry],
   {
     stdio: 'inherit',
   },

@@ -18,6 +18,7 @@ import type { Datastore } from '@netledger/ipam-core';
 import { isIpamError } from '@netledger/ipam-core';
 import { loadGrpcChunk } from './load-grpc-chunk.js';
 import { openEtcdDatastore } from './open-etcd.js';
+import { writeFd } from './write-fd.js';
 
 /** Past changes the file store keeps for watchers (datastore-file's default is 100). */
 const FILE_HISTORY_LIMIT = 20;
@@ -54,6 +55,9 @@ export async function openDatastore(conf: DatastoreConf): Promise<Datastore> {
   }
 }
 
+const print = (text: string): void => writeFd(1, text, (rest) => process.stdout.write(rest));
+const printErr = (text: string): void => writeFd(2, text, (rest) => process.stderr.write(rest));
+
 /** Logs go to stderr (stdout carries the result) and, when configured, to `log_file_path`. */
 function loggerFor(ipam: IpamConf): Logger {
   const file = ipam.logFilePath;
@@ -61,7 +65,7 @@ function loggerFor(ipam: IpamConf): Logger {
   return createLogger({
     level: ipam.logLevel,
     write: (line) => {
-      process.stderr.write(line);
+      printErr(line);
       if (file !== undefined) appendFileSync(file, line);
     },
   });
@@ -82,7 +86,7 @@ function readStdin(): string {
 
 async function main(): Promise<number> {
   if (process.argv.includes('-v') || process.argv.includes('--version')) {
-    process.stdout.write(`${ABOUT}\n`);
+    print(`${ABOUT}\n`);
     return 0;
   }
   const command = process.env['CNI_COMMAND'] ?? '';
@@ -98,8 +102,8 @@ async function main(): Promise<number> {
       about: ABOUT,
     },
   );
-  process.stdout.write(out.stdout);
-  process.stderr.write(out.stderr);
+  print(out.stdout);
+  printErr(out.stderr);
   return out.exitCode;
 }
 
@@ -114,7 +118,7 @@ export function runMain(): void {
     (e: unknown) => {
       // runCniPlugin never throws; this is the last line of defence against a bare stack trace.
       const msg = e instanceof Error ? e.message : String(e);
-      process.stdout.write(printJson(formatError(new CniError(CniErrorCode.Internal, msg))));
+      print(printJson(formatError(new CniError(CniErrorCode.Internal, msg))));
       process.exit(1);
     },
   );

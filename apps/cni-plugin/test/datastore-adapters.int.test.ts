@@ -2,7 +2,13 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTempDir } from '@netledger/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SNAPSHOT_BLOB, cniEnv, execPlugin, requirePlugin } from './exec-harness.js';
+import {
+  SNAPSHOT_BLOB,
+  SNAPSHOT_FLAGS,
+  cniEnv,
+  execPlugin,
+  requirePlugin,
+} from './exec-harness.js';
 
 // The plugin reaches etcd through its HTTP/JSON gateway: no datastore may load gRPC, whose
 // transport is the only user of http2, and only etcdv3 loads node:http. The builtin-module list
@@ -12,7 +18,10 @@ let dir: { path: string; remove: () => Promise<void> };
 let probe: string;
 const modes = [
   ['the plain bundle', (): string[] => ['--require', probe]],
-  ['the start-up snapshot', (): string[] => ['--snapshot-blob', SNAPSHOT_BLOB, '--require', probe]],
+  [
+    'the start-up snapshot',
+    (): string[] => [...SNAPSHOT_FLAGS, '--snapshot-blob', SNAPSHOT_BLOB, '--require', probe],
+  ],
 ] as const;
 
 beforeAll(async () => {

@@ -1,6 +1,6 @@
 // Runs bin/netledger-ipam (built by `pnpm build`) as a CNI runtime would: CNI_* env and stdin.
 import { execFile, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -9,6 +9,12 @@ export const BIN_DIR = join(ROOT, 'bin');
 export const PLUGIN = join(BIN_DIR, 'netledger-ipam');
 /** The start-up snapshot bin/netledger-ipam starts from (apps/cni-plugin/build.mjs). */
 export const SNAPSHOT_BLOB = join(ROOT, 'apps', 'cni-plugin', 'dist', 'netledger-ipam.blob');
+/** The V8 flags the blob was built with, which Node must be given to load it (package.json). */
+export const SNAPSHOT_FLAGS = (
+  JSON.parse(readFileSync(join(ROOT, 'apps', 'cni-plugin', 'package.json'), 'utf8')) as {
+    snapshotFlags: string[];
+  }
+).snapshotFlags;
 
 /** Fails (never skips) when the executable has not been built. */
 export function requirePlugin(): void {

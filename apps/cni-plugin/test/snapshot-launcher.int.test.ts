@@ -1,11 +1,18 @@
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createFileDatastore } from '@netledger/datastore-file';
 import { createIpamClient } from '@netledger/ipam-core';
 import { createTempDir } from '@netledger/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PLUGIN, SNAPSHOT_BLOB, cniEnv, execPlugin, requirePlugin } from './exec-harness.js';
+import {
+  PLUGIN,
+  SNAPSHOT_BLOB,
+  SNAPSHOT_FLAGS,
+  cniEnv,
+  execPlugin,
+  requirePlugin,
+} from './exec-harness.js';
 
 let dir: { path: string; remove: () => Promise<void> };
 let dsPath: string;
@@ -48,7 +55,11 @@ describe('bin/netledger-ipam and its start-up snapshot', () => {
   it('starts Node from the snapshot', () => {
     const r = traceLauncher(cniEnv('VERSION'));
     expect(r.status).toBe(0);
-    expect(r.exec).toContain(`--snapshot-blob ${SNAPSHOT_BLOB}`);
+    expect(r.exec).toContain(`${SNAPSHOT_FLAGS.join(' ')} --snapshot-blob ${SNAPSHOT_BLOB}`);
+  });
+
+  it('keeps the blob, whose hash seed is fixed at build time, readable by its owner only', () => {
+    expect(statSync(SNAPSHOT_BLOB).mode & 0o777).toBe(0o600);
   });
 
   it('runs the plain bundle when NODE_OPTIONS could make the snapshot unloadable', () => {
