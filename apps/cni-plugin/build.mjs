@@ -24,7 +24,7 @@ const binName = 'netledger-ipam';
 const outfile = `dist/${binName}.mjs`;
 const snapshotEntry = `dist/${binName}.snapshot.cjs`;
 const snapshotBlob = `dist/${binName}.blob`;
-// --no-rehash-snapshot: see docs/cni.md, "Start-up cost".
+// The V8 flags the blob is built and run with (docs/cni.md, "Start-up cost").
 const { snapshotFlags } = JSON.parse(readFileSync('package.json', 'utf8'));
 const GRPC_CODE = /[\\/]node_modules[\\/].*(etcd3|@grpc|protobufjs|cockatiel)[\\/]/;
 

@@ -28,14 +28,22 @@ function drain(fd: number): Buffer {
   return Buffer.concat(parts);
 }
 
+/** Runs `use` on a FIFO opened read-write (no other reader needed) and non-blocking (full is EAGAIN). */
+async function withFifo(use: (fd: number) => void): Promise<void> {
+  dir = await createTempDir('netledger-write-fd-');
+  const fifo = join(dir.path, 'fifo');
+  execFileSync('mkfifo', [fifo]);
+  const fd = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
+  try {
+    use(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 describe('writeFd', () => {
   it('writes to the descriptor what it takes and hands the rest of a full pipe on', async () => {
-    dir = await createTempDir('netledger-write-fd-');
-    const fifo = join(dir.path, 'fifo');
-    execFileSync('mkfifo', [fifo]);
-    // Read-write, so opening needs no other reader; non-blocking, so a full pipe is EAGAIN.
-    const fd = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
-    try {
+    await withFifo((fd) => {
       // Larger than a pipe's 64 KiB, and not ASCII, so what was written is counted in bytes.
       const text = 'é'.repeat(100_000);
       const handedOn: Buffer[] = [];
@@ -44,24 +52,16 @@ describe('writeFd', () => {
       const written = drain(fd);
       expect(written.length).toBeGreaterThan(0);
       expect(Buffer.concat([written, ...handedOn]).toString('utf8')).toBe(text);
-    } finally {
-      closeSync(fd);
-    }
+    });
   });
 
   it('writes everything itself when the descriptor takes it', async () => {
-    dir = await createTempDir('netledger-write-fd-');
-    const fifo = join(dir.path, 'fifo');
-    execFileSync('mkfifo', [fifo]);
-    const fd = openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK);
-    try {
+    await withFifo((fd) => {
       const handedOn: Buffer[] = [];
       writeFd(fd, '{"cniVersion":"1.1.0"}\n', (rest) => handedOn.push(rest));
       expect(handedOn).toEqual([]);
       expect(drain(fd).toString('utf8')).toBe('{"cniVersion":"1.1.0"}\n');
-    } finally {
-      closeSync(fd);
-    }
+    });
   });
 
   it('drops the output, without throwing, when the descriptor is not open (EBADF)', () => {
