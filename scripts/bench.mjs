@@ -7,14 +7,16 @@ import { existsSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'no
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensurePnpm } from './prerequisites.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+ensurePnpm(root);
 const filter = process.argv.slice(2);
 const resultsDir = join(root, 'bench-results');
 rmSync(resultsDir, { recursive: true, force: true });
-const turboArgs = ['turbo', 'run', 'bench', '--concurrency=1', '--env-mode=loose', '--force'];
+const turboArgs = ['exec', 'turbo', 'run', 'bench', '--concurrency=1', '--env-mode=loose', '--force'];
 for (const f of filter) turboArgs.push(f.startsWith('-') ? f : `--filter=${f}`);
-const status = spawnSync('npx', turboArgs, {
+const status = spawnSync('pnpm', turboArgs, {
   cwd: root,
   stdio: 'inherit',
   env: { ...process.env, NETLEDGER_BENCH_DIR: resultsDir },

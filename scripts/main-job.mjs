@@ -8,16 +8,16 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pnpmCommand, run } from './prerequisites.mjs';
+import { ensurePnpm, run } from './prerequisites.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 process.chdir(root);
-const [pnpm, ...pnpmArgs] = pnpmCommand();
+ensurePnpm(root);
 for (const args of [
   ['install', '--frozen-lockfile'],
   ['run', 'build'],
 ]) {
-  if (run(pnpm, [...pnpmArgs, ...args]) !== 0) process.exit(1);
+  if (run('pnpm', args) !== 0) process.exit(1);
 }
 
 const dir = join(root, '.netledger', 'demo');

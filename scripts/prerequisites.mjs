@@ -1,6 +1,7 @@
 // System prerequisites of the test suite, and how to get them. Shared by run-tests and main-job.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 
 /** Debian packages the tests need, each with a file that proves it is installed. */
 export const SYSTEM_PACKAGES = [
@@ -42,11 +43,35 @@ export function ensureSystemPackages() {
   });
 }
 
-/** The command that runs pnpm: the installed one if it is the pinned version, else npx. */
-export function pnpmCommand() {
-  const r = spawnSync('pnpm', ['--version'], { encoding: 'utf8' });
-  if (r.status === 0 && r.stdout.trim() === '12.4.2') return ['pnpm'];
-  return ['npx', '-y', 'pnpm@12.4.2'];
+const PNPM_VERSION = '12.4.2';
+
+/**
+ * Makes the pinned pnpm the `pnpm` on PATH for this process and every child (turbo looks the
+ * package manager up on PATH): the one already on PATH if it is the pinned version, else the pinned
+ * version installed once with npm under `.netledger/tools/` in the checkout.
+ */
+export function ensurePnpm(root) {
+  const onPath = spawnSync('pnpm', ['--version'], { encoding: 'utf8' });
+  if (onPath.status === 0 && onPath.stdout.trim() === PNPM_VERSION) return;
+  const prefix = join(root, '.netledger', 'tools', `pnpm-${PNPM_VERSION}`);
+  const bin = join(prefix, 'bin');
+  if (!existsSync(join(bin, 'pnpm'))) {
+    console.log(`Installing pnpm ${PNPM_VERSION} into ${prefix}`);
+    const status = run('npm', [
+      'install',
+      '--global',
+      '--prefix',
+      prefix,
+      '--no-audit',
+      '--no-fund',
+      `pnpm@${PNPM_VERSION}`,
+    ]);
+    if (status !== 0) {
+      console.error(`npm could not install pnpm@${PNPM_VERSION} (exit ${status})`);
+      process.exit(1);
+    }
+  }
+  process.env.PATH = `${bin}${delimiter}${process.env.PATH ?? ''}`;
 }
 
 /** Runs a command with inherited output; returns its exit status. */

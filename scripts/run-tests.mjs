@@ -4,13 +4,13 @@
 import { readFileSync, existsSync, readdirSync, rmSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureSystemPackages, pnpmCommand, run } from './prerequisites.mjs';
+import { ensureSystemPackages, ensurePnpm, run } from './prerequisites.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 process.chdir(root);
 ensureSystemPackages();
-const [pnpm, ...pnpmArgs] = pnpmCommand();
-const pnpmRun = (...args) => run(pnpm, [...pnpmArgs, ...args]);
+ensurePnpm(root);
+const pnpmRun = (...args) => run('pnpm', args);
 
 const steps = [
   ['install', () => pnpmRun('install', '--frozen-lockfile')],
@@ -31,7 +31,8 @@ const workspaces = ['packages', 'apps', 'tools'].flatMap((d) =>
 );
 for (const w of workspaces) rmSync(join(w, '.vitest-results.json'), { force: true });
 // Two packages at a time on these 2-core machines: the etcd, netns and exec tests measure time.
-const status = run('npx', [
+const status = pnpmRun(
+  'exec',
   'turbo',
   'run',
   'test',
@@ -39,7 +40,7 @@ const status = run('npx', [
   '--continue',
   '--force',
   '--concurrency=2',
-]);
+);
 
 let passed = 0;
 let failed = 0;

@@ -48,15 +48,20 @@ describe.each(ETCD_TRANSPORTS)('etcd watch over %s', (transport) => {
     await ds.create(handle('before'));
     const { revision } = await ds.list({ kind: 'IPAMHandle' });
     const stream = ds.watch({ kind: 'IPAMHandle' }, { revision });
-    const seen = take(stream, 4);
+    const iterator = stream[Symbol.asyncIterator]();
     const a = await ds.create(handle('a'));
-    await new Promise((r) => setTimeout(r, 200)); // let the watch deliver `a` before the outage
+    const first = await iterator.next(); // the watch has delivered `a` before the outage
     await etcd.restart(0);
     // Written while the watch is still reconnecting: they must come from etcd's history.
     await ds.update(a);
     await ds.create(handle('b'));
     await ds.delete(handleKey('a'));
-    const events = await seen;
+    const events = [first.value as WatchEvent];
+    while (events.length < 4) {
+      const next = await iterator.next();
+      if (next.done) break;
+      events.push(next.value);
+    }
     stream.close();
     expect(events.map((e) => [e.type, keyOf(e)])).toEqual([
       ['added', handleKey('a')],
@@ -96,9 +101,10 @@ describe.each(ETCD_TRANSPORTS)('etcd watch over %s', (transport) => {
   });
 
   it('watches from now when no revision is given, and ends on abort', async () => {
+    await ds.create(handle('before-now'));
     const controller = new AbortController();
     const stream = ds.watch({ kind: 'IPAMHandle' }, { signal: controller.signal });
-    await new Promise((r) => setTimeout(r, 300)); // the watch fixes "now" once it is established
+    await stream.established; // "now" is fixed: what follows must be seen, what came before not
     const seen = take(stream, 1);
     await ds.create(handle('now'));
     expect(await seen).toMatchObject([{ type: 'added', kv: { key: handleKey('now') } }]);

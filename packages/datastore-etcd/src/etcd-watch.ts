@@ -54,6 +54,9 @@ export function openEtcdWatch(
   let wake: (() => void) | undefined;
   let watcher: KvWatch | undefined;
   let backoff = 50;
+  let markEstablished!: () => void;
+  const established = new Promise<void>((resolve) => (markEstablished = resolve));
+  if (after !== undefined) markEstablished();
 
   const signal = (): void => {
     wake?.();
@@ -64,6 +67,7 @@ export function openEtcdWatch(
   };
   const end = (): void => {
     ended = true;
+    markEstablished();
     if (watcher) detach(watcher);
     signal();
   };
@@ -165,6 +169,7 @@ export function openEtcdWatch(
           etcd.range({ key: range.start, range_end: range.end, count_only: true }),
         );
         after = BigInt(res.header.revision);
+        markEstablished();
       } catch (e) {
         fail(toIpamError(e, { endpoints: session.label }));
         return;
@@ -193,6 +198,7 @@ export function openEtcdWatch(
   void connect();
 
   return {
+    established,
     end,
     close: end,
     async *[Symbol.asyncIterator]() {

@@ -1,39 +1,14 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { IpamError } from '@netledger/ipam-core';
 import { createTempDir } from '@netledger/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFileDatastore } from './file-datastore.js';
+import { openError } from './test-open-error.js';
 import { formatLockHolder } from './lock-holder.js';
 
 const key = { kind: 'IPAMHandle', handleId: 'h1' } as const;
 const value = { handleId: 'h1', block: {}, deleted: false };
-
-async function openError(path: string, lockTimeoutMs?: number): Promise<IpamError> {
-  const error: unknown = await createFileDatastore({
-    path,
-    ...(lockTimeoutMs && { lockTimeoutMs }),
-  }).then(
-    async (ds) => {
-      await ds.close();
-      return undefined;
-    },
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(IpamError);
-  return error as IpamError;
-}
-
-/** True when this process can make a directory immutable (root on ext4, xfs, btrfs...). */
-function canChattr(dir: string): boolean {
-  try {
-    execFileSync('chattr', ['+i', dir], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('file datastore refusals', () => {
   let dir: { path: string; remove: () => Promise<void> };
@@ -102,28 +77,6 @@ describe('file datastore refusals', () => {
     const error = await openError(path);
     expect(error.code).toBe('Unavailable');
     expect(error.message).toBe(`${path}: is a directory, not a datastore file`);
-  });
-
-  it('refuses an immutable (chattr +i) directory as read-only, for a new or an existing store', async () => {
-    const ro = join(dir.path, 'ro');
-    await mkdir(ro);
-    const existing = await createFileDatastore({ path: join(ro, 'old.json') });
-    await existing.close();
-    // Never skipped: without chattr (or as non-root) this fails and says what is missing.
-    if (!canChattr(ro)) {
-      throw new Error(
-        'chattr +i failed: run as root with e2fsprogs installed (apt-get install -y e2fsprogs)',
-      );
-    }
-    try {
-      for (const p of [join(ro, 'new.json'), join(ro, 'old.json')]) {
-        const error = await openError(p);
-        expect(error.code).toBe('Unavailable');
-        expect(error.message.startsWith(`${p}: read-only`)).toBe(true);
-      }
-    } finally {
-      execFileSync('chattr', ['-i', ro]);
-    }
   });
 
   it('fails Unavailable naming the pid when a live process holds the lock past lockTimeoutMs', async () => {

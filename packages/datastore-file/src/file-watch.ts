@@ -38,6 +38,7 @@ interface OpenStream extends WatchStream {
 }
 
 const failed = (error: IpamError): WatchStream => ({
+  established: Promise.resolve(),
   close: () => undefined,
   // eslint-disable-next-line require-yield
   async *[Symbol.asyncIterator](): AsyncGenerator<WatchEvent> {
@@ -114,6 +115,7 @@ export function createFileWatch(options: FileWatchOptions): FileWatch {
   const open = (inner: WatchStream, signal: AbortSignal | undefined): WatchStream => {
     let failure: IpamError | undefined;
     const stream: OpenStream = {
+      established: inner.established,
       fail(error) {
         failure ??= error;
         stream.close();

@@ -52,6 +52,12 @@ export interface WatchOptions {
  * `WatchExpired` when the start revision has been compacted away.
  */
 export interface WatchStream extends AsyncIterable<WatchEvent> {
+  /**
+   * Resolves once the stream's start revision is fixed: every change committed after that is
+   * delivered. Never rejects (a failure to watch surfaces from iteration). Wait on it, not on a
+   * timer, before writing what a watch "from now" must see.
+   */
+  readonly established: Promise<void>;
   close(): void;
 }
 

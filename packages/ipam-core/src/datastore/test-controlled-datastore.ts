@@ -149,6 +149,7 @@ export function createControlledDatastore(inner: Datastore): ControlledDatastore
         source.close();
       };
       const stream: WatchStream = {
+        established: source.established,
         close,
         async *[Symbol.asyncIterator]() {
           const it = source[Symbol.asyncIterator]();

@@ -72,6 +72,7 @@ export function createWatchHub(options: WatchHubOptions): WatchHub {
       signal?.addEventListener('abort', () => listener.end(), { once: true });
       if (signal?.aborted) listener.end();
       return {
+        established: Promise.resolve(),
         close: () => listener.end(),
         async *[Symbol.asyncIterator]() {
           try {
