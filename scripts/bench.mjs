@@ -14,7 +14,15 @@ ensurePnpm(root);
 const filter = process.argv.slice(2);
 const resultsDir = join(root, 'bench-results');
 rmSync(resultsDir, { recursive: true, force: true });
-const turboArgs = ['exec', 'turbo', 'run', 'bench', '--concurrency=1', '--env-mode=loose', '--force'];
+const turboArgs = [
+  'exec',
+  'turbo',
+  'run',
+  'bench',
+  '--concurrency=1',
+  '--env-mode=loose',
+  '--force',
+];
 for (const f of filter) turboArgs.push(f.startsWith('-') ? f : `--filter=${f}`);
 const status = spawnSync('pnpm', turboArgs, {
   cwd: root,

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { createNetnsPool, onPath, requireNetnsTools } from './netns-fixture.js';
 
 const list = (): string[] =>
@@ -12,6 +12,7 @@ describe('netns fixture', () => {
   it('creates namespaces with loopback up and removes exactly those', () => {
     requireNetnsTools();
     const pool = createNetnsPool();
+    onTestFinished(() => pool.cleanup()); // on failure too; a second cleanup finds nothing to do
     const a = pool.create('fixture');
     const b = pool.create('fixture');
     expect(a).not.toBe(b);

@@ -1,7 +1,7 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { percentile, writeBenchResults } from './bench-report.js';
 
 describe('percentile', () => {
@@ -22,6 +22,7 @@ describe('percentile', () => {
 describe('writeBenchResults', () => {
   it('writes the report where scripts/bench.mjs collects it', () => {
     const dir = mkdtempSync(join(tmpdir(), 'bench-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     writeBenchResults(
       'x',
       { title: 't', command: 'c', results: [{ name: 'n', value: 2, unit: 'ms', better: 'lower' }] },

@@ -1,0 +1,97 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newcomerEnv } from './newcomer-env.js';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const HOUR = 60 * 60 * 1000;
+
+/** Runs `npm run <script>` in `cwd`, its output to `log`; resolves with exit status and seconds. */
+function npmRun(options: {
+  cwd: string;
+  script: string;
+  env: NodeJS.ProcessEnv;
+  log: string;
+}): Promise<{ status: number | null; seconds: number }> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const out = createWriteStream(options.log);
+    const child = spawn('npm', ['run', options.script], {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout.pipe(out, { end: false });
+    child.stderr.pipe(out, { end: false });
+    child.on('error', reject);
+    child.on('close', (status) => {
+      out.end(() => resolve({ status, seconds: (Date.now() - started) / 1000 }));
+    });
+  });
+}
+
+/** The last lines of a log, for a failure message. */
+async function tail(log: string, lines = 40): Promise<string> {
+  return (await readFile(log, 'utf8')).split('\n').slice(-lines).join('\n');
+}
+
+// The README promises a newcomer two commands on a machine with Node.js and npm only. This runs
+// them in a fresh clone of this checkout's HEAD, with no pnpm on PATH and none of the variables
+// a test runner sets. The inner `npm test` is told not to run this check again.
+describe("the README's two commands on a fresh clone with no pnpm on PATH", () => {
+  let dir: string;
+  let clone: string;
+  const env = {
+    ...newcomerEnv({ env: process.env }),
+    NETLEDGER_FRESH_CLONE_CHECK: 'inner',
+  };
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'netledger-fresh-clone-'));
+    clone = join(dir, 'netledger');
+    const r = spawnSync('git', ['clone', '--quiet', root, clone], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`git clone ${root} failed: ${r.stderr}`);
+    const dirty = spawnSync('git', ['status', '--porcelain'], { cwd: root, encoding: 'utf8' });
+    if (dirty.stdout.trim() !== '') {
+      console.log('fresh clone: the clone holds HEAD; uncommitted changes are not in it');
+    }
+    expect(spawnSync('pnpm', ['--version'], { env }).error).toMatchObject({ code: 'ENOENT' });
+  });
+  afterAll(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it(
+    '`npm run demo` runs the main job to a clean check',
+    async () => {
+      const log = join(dir, 'demo.log');
+      const r = await npmRun({ cwd: clone, script: 'demo', env, log });
+      console.log(`fresh clone: npm run demo exited ${r.status} after ${r.seconds.toFixed(0)} s`);
+      if (r.status !== 0) throw new Error(`npm run demo exited ${r.status}:\n${await tail(log)}`);
+      expect(await readFile(log, 'utf8')).toContain('Check complete; found 0 problems.');
+    },
+    HOUR,
+  );
+
+  it(
+    '`npm test` passes every test',
+    async () => {
+      const log = join(dir, 'test.log');
+      const r = await npmRun({ cwd: clone, script: 'test', env, log });
+      const last = (await tail(log, 3)).trim().split('\n').at(-1) ?? '';
+      console.log(
+        `fresh clone: npm test exited ${r.status} after ${r.seconds.toFixed(0)} s: ${last}`,
+      );
+      if (r.status !== 0) throw new Error(`npm test exited ${r.status}:\n${await tail(log, 80)}`);
+      const counts = /^(\d+) passed, (\d+) failed$/.exec(last);
+      expect(counts).not.toBeNull();
+      expect(Number(counts![1])).toBeGreaterThan(0);
+      expect(Number(counts![2])).toBe(0);
+    },
+    2 * HOUR,
+  );
+});
