@@ -234,6 +234,24 @@ describe('GC', () => {
     expect((await held(h, 'net1.c5')).length).toBe(1);
   });
 
+  it('refuses a config without valid-attachments and releases nothing; an empty list releases all', async () => {
+    const h = await createHarness();
+    for (const c of ['c1', 'c2'])
+      await h.run('ADD', baseConf({ cniVersion: '1.1.0' }), { CNI_CONTAINERID: c });
+    const env = { CNI_CONTAINERID: '', CNI_IFNAME: '' };
+    const refused = await h.run('GC', baseConf({ cniVersion: '1.1.0' }), env);
+    expect(refused.json).toMatchObject({
+      code: 7,
+      msg: expect.stringContaining('"cni.dev/valid-attachments"'),
+    });
+    expect((await held(h, 'net1.c1')).length).toBe(1);
+    expect((await held(h, 'net1.c2')).length).toBe(1);
+    const none = baseConf({ cniVersion: '1.1.0', 'cni.dev/valid-attachments': [] });
+    expect(await h.run('GC', none, env)).toMatchObject({ exitCode: 0, stdout: '' });
+    expect(await held(h, 'net1.c1')).toEqual([]);
+    expect(await held(h, 'net1.c2')).toEqual([]);
+  });
+
   it('is refused before 1.1.0', async () => {
     const h = await createHarness();
     expect((await h.run('GC', baseConf({ cniVersion: '1.0.0' }))).json).toMatchObject({

@@ -59,7 +59,6 @@ export { checkIpam, formatAttrs } from './commands/ipam-check.js';
 export type { CheckOptions, CheckResult } from './commands/ipam-check.js';
 export { parseCheckReport, serializeCheckReport } from './commands/check-report.js';
 export type { CheckReport, ReportAllocation, ReportHandle } from './commands/check-report.js';
-export { validateBlock } from './commands/validate-block.js';
 export { mergeReports, releaseFromReports, releaseIp } from './commands/ipam-release.js';
 export type {
   MergedReports,

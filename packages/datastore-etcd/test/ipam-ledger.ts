@@ -5,7 +5,7 @@ import type {
   IpamHandle,
   KVPair,
 } from '@netledger/ipam-core';
-import { blockGeometry, checkBlockInvariants, ordinalToIp } from '@netledger/ipam-core';
+import { blockAllocations, findBlockProblems } from '@netledger/ipam-core';
 
 /** One allocated address as the blocks record it. */
 export interface Allocation {
@@ -24,7 +24,7 @@ export interface IpamLedger {
   readonly held: ReadonlyMap<string, ReadonlyMap<string, number>>;
   readonly handles: ReadonlyMap<string, IpamHandle>;
   readonly affinities: readonly KVPair<'BlockAffinity'>[];
-  /** Block CIDR -> what `checkBlockInvariants` reports (only blocks with problems). */
+  /** Block CIDR -> what `findBlockProblems` reports (only blocks with problems). */
   readonly blockProblems: Readonly<Record<string, string[]>>;
   /** Confirmed affinities whose block is missing or affine to someone else. */
   readonly affinityProblems: readonly string[];
@@ -64,21 +64,17 @@ export async function readIpamLedger(ds: Datastore): Promise<IpamLedger> {
   const held = new Map<string, Map<string, number>>();
   const blockProblems: Record<string, string[]> = {};
   for (const [cidr, block] of blocks) {
-    const problems = checkBlockInvariants(block);
+    const problems = findBlockProblems(block).map((p) => p.message);
     if (problems.length > 0) blockProblems[cidr] = problems;
-    const g = blockGeometry(cidr);
-    block.allocations.forEach((idx, ordinal) => {
-      if (idx === null) return;
-      const ip = ordinalToIp(g, ordinal);
-      const handleId = block.attributes[idx]?.handleId;
+    for (const { ip, handle: handleId } of blockAllocations(block)) {
       if (allocations.has(ip))
         blockProblems[cidr] = [...(blockProblems[cidr] ?? []), `${ip} twice`];
       allocations.set(ip, { ip, block: cidr, handleId });
-      if (handleId === undefined) return;
+      if (handleId === undefined) continue;
       const perBlock = held.get(handleId) ?? new Map<string, number>();
       perBlock.set(cidr, (perBlock.get(cidr) ?? 0) + 1);
       held.set(handleId, perBlock);
-    });
+    }
   }
 
   const affinityProblems: string[] = [];

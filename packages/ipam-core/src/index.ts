@@ -159,7 +159,14 @@ export type {
   OwnerAttributePreconditions,
   OwnerAttributeUpdates,
 } from './block/owner-attributes.js';
-export { checkBlockInvariants } from './block/block-invariants.js';
+export { allocationKind, blockAllocations } from './block/block-allocations.js';
+export type { AllocationKind, BlockAllocation } from './block/block-allocations.js';
+export { findBlockProblems } from './block/block-problems.js';
+export type {
+  BlockProblem,
+  BlockProblemCode,
+  FindBlockProblemsOptions,
+} from './block/block-problems.js';
 export { blockGeometry, ipToOrdinal, ordinalToIp } from './block/block-geometry.js';
 
 export { createIpamClient } from './client/ipam-client.js';

@@ -4,7 +4,7 @@ import type { Clock, Random } from '../src/client/clock.js';
 import type { IpamContext } from '../src/client/ipam-context.js';
 import type { Datastore } from '../src/datastore/datastore.js';
 import { createMemoryDatastore } from '../src/datastore/memory-datastore.js';
-import { checkBlockInvariants } from '../src/block/block-invariants.js';
+import { findBlockProblems } from '../src/block/block-problems.js';
 import type { AllocationBlock } from '../src/model/block.js';
 import type { InterleavingDatastore } from './interleaving-datastore.js';
 import { createInterleavingDatastore } from './interleaving-datastore.js';
@@ -105,6 +105,6 @@ export async function createTestCluster(args: {
         state: kv.value.state,
       })),
     invariantProblems: async () =>
-      (await blocks()).flatMap((b) => checkBlockInvariants(b).map((p) => `${b.cidr}: ${p}`)),
+      (await blocks()).flatMap((b) => findBlockProblems(b).map((p) => `${b.cidr}: ${p.message}`)),
   };
 }

@@ -6,7 +6,6 @@ import { parseCheckReport, serializeCheckReport } from './check-report.js';
 import { setDatastoreLock } from './datastore-lock.js';
 import { checkIpam } from './ipam-check.js';
 import { releaseFromReports } from './ipam-release.js';
-import { validateBlock } from './validate-block.js';
 
 const NOW = Date.UTC(2026, 0, 1);
 const options = { showAllIps: false, showProblemIps: true, version: 'v0.1.0', nowMs: NOW };
@@ -205,64 +204,5 @@ describe('ipam check', () => {
     expect(r.exitCode).toBe(1);
     expect(r.text).toContain('An error occurred while releasing some IPs');
     expect(await ipam.ipsByHandle('new')).toEqual(['10.0.0.3']);
-  });
-});
-
-describe('validateBlock', () => {
-  const block = (o: Partial<Parameters<typeof validateBlock>[0]>) =>
-    validateBlock(
-      {
-        cidr: '10.0.0.0/30',
-        allocations: [null, null, null, null],
-        unallocated: [0, 1, 2, 3],
-        attributes: [],
-        sequenceNumber: 0n,
-        sequenceNumberForAllocation: {},
-        deleted: false,
-        ...o,
-      },
-      NOW,
-    );
-  it.each([
-    [{}, undefined],
-    [
-      { allocations: [99, null, null, null], unallocated: [1, 2, 3] },
-      'allocation 0 indexes a nonexistent attribute 99',
-    ],
-    [
-      { allocations: [-1, null, null, null], unallocated: [1, 2, 3] },
-      'allocation 0 indexes a nonexistent attribute -1',
-    ],
-    [
-      { attributes: [{ handleId: 'uhoh' }] },
-      'attribute index 0 exists but is not indexed by an allocation',
-    ],
-    [
-      {
-        allocations: [0, null, null, null],
-        unallocated: [1, 2, 3],
-        attributes: [{ releasedAt: '2027-01-01T00:00:00Z' }],
-      },
-      'attribute index 0 has releasedAt in the future, suggesting clock skew',
-    ],
-    [
-      { unallocated: [0, 1, 2, 4] },
-      'ordinal 4 appears in the Unallocated array but is out of the block',
-    ],
-    [{ unallocated: [0, 1, 2, 2] }, 'ordinal 2 appears more than once in Unallocated array'],
-    [
-      {
-        allocations: [0, null, null, null],
-        unallocated: [0, 1, 2, 3],
-        attributes: [{ handleId: 'a' }],
-      },
-      'ordinal 0 is allocated but appears in Unallocated',
-    ],
-    [
-      { unallocated: [0, 1] },
-      'expected 4 addresses in this block, but Unallocated (2) + Allocated (0) = 2',
-    ],
-  ])('%j -> %s', (o, message) => {
-    expect(block(o as never)).toBe(message);
   });
 });

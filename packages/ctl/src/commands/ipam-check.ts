@@ -1,15 +1,14 @@
 import { cidrContainsIp, formatIp, parseCidr, parseIp } from '@netledger/accounting';
-import { TUNNEL_ADDRESS_TYPES } from '@netledger/accounting';
-import type { AllocationAttribute, AllocationBlock, Datastore, Node } from '@netledger/ipam-core';
-import {
-  WINDOWS_RESERVED_HANDLE,
-  blockGeometry,
-  ordinalToIp,
-  sequenceNumberForOrdinal,
+import type {
+  AllocationAttribute,
+  AllocationKind,
+  BlockAllocation,
+  Datastore,
+  Node,
 } from '@netledger/ipam-core';
+import { blockAllocations, findBlockProblems } from '@netledger/ipam-core';
 import type { CheckReport, ReportAllocation, ReportHandle } from './check-report.js';
 import { readClusterInformation } from './cluster-information.js';
-import { validateBlock } from './validate-block.js';
 
 /** Options of {@link checkIpam}. */
 export interface CheckOptions {
@@ -32,8 +31,6 @@ export interface CheckResult {
   readonly problems: number;
 }
 
-type AllocationKind = 'pod' | 'tunnel' | 'windows' | 'unknown';
-
 interface Tracked extends ReportAllocation {
   inUse: boolean;
   owners: string[] | null;
@@ -41,8 +38,6 @@ interface Tracked extends ReportAllocation {
   readonly kind: AllocationKind;
   readonly tracked: boolean;
 }
-
-const TUNNEL_TYPES: readonly string[] = TUNNEL_ADDRESS_TYPES;
 
 /** Node spec fields holding tunnel addresses; Calico reads only the IPv4 ones (fixed here). */
 const NODE_ADDRESS_FIELDS: readonly (readonly string[])[] = [
@@ -85,37 +80,26 @@ export function formatAttrs(attr: AllocationAttribute | undefined): string {
   return s;
 }
 
-function kindOf(attr: AllocationAttribute): AllocationKind {
-  const a = attr.activeOwnerAttrs ?? {};
-  if ((attr.handleId ?? '').toLowerCase() === WINDOWS_RESERVED_HANDLE) return 'windows';
-  if (a.type !== undefined && TUNNEL_TYPES.includes(a.type)) return 'tunnel';
-  if ((a.pod && a.namespace) || a['vmi-name']) return 'pod';
-  return 'unknown';
-}
+/** A pod's or a VM's: assumed in use while workload endpoints cannot be read. */
+const isWorkload = (kind: AllocationKind): boolean => kind === 'pod' || kind === 'vm';
 
-function recordAllocation(block: AllocationBlock, ordinal: number, idx: number): Tracked {
-  const ip = ordinalToIp(blockGeometry(block.cidr), ordinal);
-  const affinityHost = block.affinity?.startsWith('host:') ? block.affinity.slice(5) : '';
-  const attr = idx >= 0 && idx < block.attributes.length ? block.attributes[idx] : undefined;
-  const a = attr?.activeOwnerAttrs ?? {};
-  const node = a.node ?? affinityHost;
-  const kind = attr ? kindOf(attr) : 'unknown';
+function track(a: BlockAllocation, blockDeleted: boolean): Tracked {
   return {
-    ip,
-    handle: attr && kind !== 'windows' ? attr.handleId : undefined,
-    sequenceNumber: sequenceNumberForOrdinal(block, ordinal),
-    pod: a.pod,
-    namespace: a.namespace,
-    node,
-    type: a.type,
-    creationTimestamp: a.timestamp,
+    ip: a.ip,
+    handle: a.kind === 'windows-reserved' ? undefined : a.handle,
+    sequenceNumber: a.sequenceNumber,
+    pod: a.attrs.pod,
+    namespace: a.attrs.namespace,
+    node: a.node ?? a.affinityHost,
+    type: a.attrs.type,
+    creationTimestamp: a.attrs.timestamp,
     inUse: false,
-    borrowed: attr !== undefined && a.node !== undefined && a.node !== affinityHost,
-    coolingDown: attr?.releasedAt !== undefined,
+    borrowed: a.borrowed,
+    coolingDown: a.coolingDown,
     owners: null,
-    attr,
-    kind,
-    tracked: attr !== undefined && !block.deleted,
+    attr: a.attribute,
+    kind: a.kind,
+    tracked: a.attribute !== undefined && !blockDeleted,
   };
 }
 
@@ -148,13 +132,12 @@ export async function checkIpam(datastore: Datastore, o: CheckOptions): Promise<
   let numAllocs = 0;
   for (const { value: b } of blocks) {
     p(` IPAM block ${b.cidr} affinity=${b.affinity ?? '<none>'}:`);
-    b.allocations.forEach((idx, ordinal) => {
-      if (idx === null) return;
+    for (const allocation of blockAllocations(b)) {
       numAllocs++;
-      const a = recordAllocation(b, ordinal, idx);
+      const a = track(allocation, b.deleted);
       allocations.set(a.ip, [...(allocations.get(a.ip) ?? []), a]);
       if (o.showAllIps) p(`  ${a.ip} allocated; attrs ${formatAttrs(a.attr)}`);
-    });
+    }
   }
   p(`IPAM blocks record ${numAllocs} allocations.`);
   p();
@@ -197,7 +180,7 @@ export async function checkIpam(datastore: Datastore, o: CheckOptions): Promise<
   p(`Workloads and nodes are using ${refs.size} IPs.`);
   const assumed = [...allocations.values()]
     .flat()
-    .filter((a) => a.tracked && a.kind === 'pod' && !a.coolingDown);
+    .filter((a) => a.tracked && isWorkload(a.kind) && !a.coolingDown);
   if (assumed.length > 0) {
     p(
       `Note: without workload endpoints, ${assumed.length} pod allocations are assumed to be in use.`,
@@ -240,9 +223,9 @@ export async function checkIpam(datastore: Datastore, o: CheckOptions): Promise<
       const referenced = owners.length > 0;
       if (a.coolingDown) a.inUse = false;
       else if (!a.tracked) a.inUse = referenced;
-      else a.inUse = referenced || a.kind === 'pod' || a.kind === 'windows';
+      else a.inUse = referenced || isWorkload(a.kind) || a.kind === 'windows-reserved';
       const own = [...owners];
-      if (a.tracked && a.inUse && a.kind === 'windows') own.push('Reserved for Windows');
+      if (a.tracked && a.inUse && a.kind === 'windows-reserved') own.push('Reserved for Windows');
       a.owners = own.length > 0 ? own : null;
     }
     if (list.some((a) => a.inUse || a.coolingDown)) continue;
@@ -310,9 +293,9 @@ export async function checkIpam(datastore: Datastore, o: CheckOptions): Promise<
   p('Validating IPAMBlock structures...');
   let invalid = 0;
   for (const { value: b } of blocks) {
-    const reason = validateBlock(b, o.nowMs);
-    if (reason === undefined) continue;
-    p(`  IPAMBlock BlockKey(cidr=${b.cidr}) is invalid: ${reason}`);
+    const [first] = findBlockProblems(b, { nowMs: o.nowMs });
+    if (first === undefined) continue;
+    p(`  IPAMBlock BlockKey(cidr=${b.cidr}) is invalid: ${first.message}`);
     invalid++;
   }
   problems += invalid;

@@ -1,7 +1,7 @@
 import { parseCidr, parseIp } from '@netledger/accounting';
 import { isIpamError } from '@netledger/ipam-core';
 import type { Datastore, IpamClient, PoolUtilization } from '@netledger/ipam-core';
-import { blockGeometry, ordinalToIp } from '@netledger/ipam-core';
+import { blockAllocations } from '@netledger/ipam-core';
 import { CtlError } from '../ctl-error.js';
 import { formatCount, formatCountShare } from '../format/cells.js';
 import { renderTable } from '../format/table.js';
@@ -68,16 +68,12 @@ export async function showBorrowed(
   for (const { value: block } of items) {
     const parts = (block.affinity ?? '').split(':');
     const blockOwner = parts.length === 2 ? parts[1]! : '';
-    const g = blockGeometry(block.cidr);
-    block.allocations.forEach((idx, ordinal) => {
-      if (idx === null) return;
-      const attrs = block.attributes[idx]?.activeOwnerAttrs ?? {};
-      const node = attrs.node;
+    for (const { ip, attrs, node } of blockAllocations(block)) {
       if (node === undefined) {
         unclassified++;
-        return;
+        continue;
       }
-      if (node === blockOwner) return;
+      if (node === blockOwner) continue;
       let type = attrs.type ?? '';
       let allocatedTo = '';
       if (attrs['vmi-name'] !== undefined) {
@@ -87,15 +83,8 @@ export async function showBorrowed(
         type = 'pod';
         allocatedTo = `${attrs.namespace ?? ''}/${attrs.pod}`;
       }
-      data.push({
-        ip: ordinalToIp(g, ordinal),
-        borrowingNode: node,
-        block: block.cidr,
-        blockOwner,
-        type,
-        allocatedTo,
-      });
-    });
+      data.push({ ip, borrowingNode: node, block: block.cidr, blockOwner, type, allocatedTo });
+    }
   }
   let text = renderTable({
     header: ['IP', 'BORROWING-NODE', 'BLOCK', 'BLOCK OWNER', 'TYPE', 'ALLOCATED-TO'],

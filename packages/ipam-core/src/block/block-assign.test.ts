@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { assignInBlock } from './block-assign.js';
 import type { BlockAssignArgs } from './block-assign.js';
-import { checkBlockInvariants } from './block-invariants.js';
+import { findBlockProblems } from './block-problems.js';
 import { TestBlockBuilder, deepFreeze, thrown } from './test-block-builder.js';
 
 const CIDR = '100.64.0.0/24';
@@ -28,7 +28,7 @@ describe('assignInBlock', () => {
     expect(r.attributes).toHaveLength(2);
     expect(r.unallocated).toEqual(block.unallocated.filter((o) => o !== 7));
     expect(r.sequenceNumberForAllocation['7']).toBe(9n);
-    expect(checkBlockInvariants(r)).toEqual([]);
+    expect(findBlockProblems(r)).toEqual([]);
   });
 
   it('the network address is assignable', () => {

@@ -1,7 +1,8 @@
+import { WINDOWS_RESERVED_HANDLE } from '@netledger/accounting';
 import type { AllocationAttribute, AllocationBlock } from '../model/block.js';
 
-/** Calico's handle for addresses held back at the ends of Windows blocks. */
-export const WINDOWS_RESERVED_HANDLE = 'windows-reserved-ipam-handle';
+/** Calico's handle for addresses held back at the ends of Windows blocks (defined by accounting). */
+export { WINDOWS_RESERVED_HANDLE };
 
 /** Drops anything after a carriage return (repairs handles from host-local migrations). */
 export function sanitizeHandle(handle: string): string {

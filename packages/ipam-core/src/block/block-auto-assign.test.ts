@@ -2,7 +2,7 @@ import { createAddressFilter, parseCidr } from '@netledger/accounting';
 import { describe, expect, it } from 'vitest';
 import { autoAssignFromBlock } from './block-auto-assign.js';
 import type { BlockAutoAssignArgs } from './block-auto-assign.js';
-import { checkBlockInvariants } from './block-invariants.js';
+import { findBlockProblems } from './block-problems.js';
 import { newBlock } from './new-block.js';
 import { TestBlockBuilder, deepFreeze, thrown } from './test-block-builder.js';
 
@@ -27,7 +27,7 @@ describe('autoAssignFromBlock', () => {
     const r = autoAssignFromBlock(block, args({ num: 3, handleId: 'h' }));
     expect(r.ips).toEqual(['10.0.0.5/29', '10.0.0.2/29', '10.0.0.7/29']);
     expect(r.block.unallocated).toEqual([3, 6, 4]);
-    expect(checkBlockInvariants(r.block)).toEqual([]);
+    expect(findBlockProblems(r.block)).toEqual([]);
   });
 
   it('returns addresses with the block mask, v4 and v6', () => {
@@ -83,7 +83,7 @@ describe('autoAssignFromBlock', () => {
       { handleId: 'h', activeOwnerAttrs: {} },
     ]);
     expect(b4.allocations.slice(0, 6)).toEqual([0, 0, 0, 0, 1, 2]);
-    expect(checkBlockInvariants(b4)).toEqual([]);
+    expect(findBlockProblems(b4)).toEqual([]);
   });
 
   it.each([

@@ -6,7 +6,7 @@ import type { AllocationBlock } from '../model/block.js';
 import { assignInBlock } from './block-assign.js';
 import { autoAssignFromBlock } from './block-auto-assign.js';
 import { blockGeometry, ordinalToAddress, ordinalToIp } from './block-geometry.js';
-import { checkBlockInvariants } from './block-invariants.js';
+import { findBlockProblems } from './block-problems.js';
 import { releaseByHandleFromBlock, releaseFromBlock, toRfc3339Seconds } from './block-release.js';
 import { garbageCollectBlock } from './garbage-collect.js';
 import { newBlock } from './new-block.js';
@@ -94,7 +94,7 @@ function coolModel(m: Model, ordinals: readonly number[]): void {
 }
 
 function checkAgainstModel(block: AllocationBlock, m: Model): void {
-  expect(checkBlockInvariants(block)).toEqual([]);
+  expect(findBlockProblems(block)).toEqual([]);
   expect(block.unallocated).toEqual(m.queue);
   expect(block.sequenceNumber).toBe(m.seq);
   for (let o = 0; o < SIZE; o++) {

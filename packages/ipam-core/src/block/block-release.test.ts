@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkBlockInvariants } from './block-invariants.js';
+import { findBlockProblems } from './block-problems.js';
 import { releaseByHandleFromBlock, releaseFromBlock, toRfc3339Seconds } from './block-release.js';
 import { TestBlockBuilder, deepFreeze, thrown } from './test-block-builder.js';
 
@@ -19,7 +19,7 @@ describe('releaseFromBlock', () => {
     expect(r.block.unallocated.at(-1)).toBe(13);
     expect(r.block.attributes).toEqual([]);
     expect(r.block.sequenceNumberForAllocation).toEqual({});
-    expect(checkBlockInvariants(r.block)).toEqual([]);
+    expect(findBlockProblems(r.block)).toEqual([]);
   });
 
   it('releasing one of three addresses sharing an attribute frees only that one', () => {
@@ -28,7 +28,7 @@ describe('releaseFromBlock', () => {
     expect(r.countByHandle).toEqual(new Map([['lucky', 1]]));
     expect(r.block.allocations.slice(0, 4)).toEqual([null, 0, null, 0]);
     expect(r.block.attributes).toEqual([{ handleId: 'lucky' }]);
-    expect(checkBlockInvariants(r.block)).toEqual([]);
+    expect(findBlockProblems(r.block)).toEqual([]);
   });
 
   it('releasing all three gives {lucky: 3} and drops the attribute', () => {
@@ -140,7 +140,7 @@ describe('releaseFromBlock', () => {
     expect(r.block.sequenceNumberForAllocation).toMatchObject({ '4': 77n, '8': 77n });
     expect(r.block.unallocated).not.toContain(4);
     expect(r.block.attributes).toHaveLength(2); // 'h' (still on 6) and the cooldown record
-    expect(checkBlockInvariants(r.block)).toEqual([]);
+    expect(findBlockProblems(r.block)).toEqual([]);
   });
 });
 
@@ -163,7 +163,7 @@ describe('releaseByHandleFromBlock', () => {
     expect(r.block.allocations[20]).toBe(0);
     expect(r.block.attributes).toEqual([{ handleId: 'twenty' }]);
     expect(r.block.unallocated.at(-1)).toBe(15);
-    expect(checkBlockInvariants(r.block)).toEqual([]);
+    expect(findBlockProblems(r.block)).toEqual([]);
   });
 
   it('with a sequence number, releases only the ordinals at it (others skipped silently)', () => {
@@ -223,6 +223,6 @@ describe('releaseByHandleFromBlock', () => {
     expect(r.block.allocations[2]).toBe(idx);
     expect(r.block.attributes[idx]).toEqual({ releasedAt: '2026-03-01T12:00:00Z' });
     expect(r.block.allocations[3]).not.toBe(idx);
-    expect(checkBlockInvariants(r.block)).toEqual([]);
+    expect(findBlockProblems(r.block)).toEqual([]);
   });
 });

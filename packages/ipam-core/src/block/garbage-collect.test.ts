@@ -1,6 +1,6 @@
 import { createAddressFilter } from '@netledger/accounting';
 import { describe, expect, it } from 'vitest';
-import { checkBlockInvariants } from './block-invariants.js';
+import { findBlockProblems } from './block-problems.js';
 import { numFreeAddresses } from './block-queries.js';
 import { garbageCollectBlock, pruneAttributes } from './garbage-collect.js';
 import { newBlock } from './new-block.js';
@@ -33,7 +33,7 @@ describe('garbageCollectBlock', () => {
     expect(r.block.attributes).toEqual([{ handleId: 'real' }]);
     expect(r.block.allocations[5]).toBe(0);
     expect(r.block.allocations[6]).toBe(0);
-    expect(checkBlockInvariants(r.block)).toEqual([]);
+    expect(findBlockProblems(r.block)).toEqual([]);
   });
 
   it('{31,33} released a minute ago, {42,44} released a minute in the future, {52,54} live, cooldown 30', () => {
@@ -55,7 +55,7 @@ describe('garbageCollectBlock', () => {
     expect(r.block.attributes).toEqual([{ releasedAt: iso(T + 60_000) }, { handleId: 'live' }]);
     expect(r.block.allocations[42]).toBe(0);
     expect(r.block.allocations[52]).toBe(1);
-    expect(checkBlockInvariants(r.block)).toEqual([]);
+    expect(findBlockProblems(r.block)).toEqual([]);
   });
 
   // Released at T (stored at one-second precision): free once T + cooldown <= now.
@@ -74,7 +74,7 @@ describe('garbageCollectBlock', () => {
     const r = garbageCollectBlock(block, { nowMs: T + after, cooldownSeconds });
     expect(r.changed).toBe(freed);
     expect(r.block.allocations[9] === null).toBe(freed);
-    expect(checkBlockInvariants(r.block)).toEqual([]);
+    expect(findBlockProblems(r.block)).toEqual([]);
   });
 
   it('frees ordinals of several cooldown records in ascending order, after the existing queue', () => {

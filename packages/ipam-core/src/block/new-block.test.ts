@@ -1,7 +1,7 @@
 import { createAddressFilter } from '@netledger/accounting';
 import { describe, expect, it } from 'vitest';
 import { autoAssignFromBlock } from './block-auto-assign.js';
-import { checkBlockInvariants } from './block-invariants.js';
+import { findBlockProblems } from './block-problems.js';
 import { isBlockEmpty, numFreeAddresses } from './block-queries.js';
 import { newBlock } from './new-block.js';
 import { BIG_SEQUENCE } from './test-block-builder.js';
@@ -32,7 +32,7 @@ describe('newBlock', () => {
     expect(b.allocations).toEqual(Array.from({ length: size }, () => null));
     expect(b.unallocated).toEqual(Array.from({ length: size }, (_, i) => i));
     expect(b).not.toHaveProperty('affinity');
-    expect(checkBlockInvariants(b)).toEqual([]);
+    expect(findBlockProblems(b)).toEqual([]);
   });
 
   it('carries affinity and claim time when given', () => {
@@ -56,7 +56,7 @@ describe('newBlock', () => {
     expect(b.sequenceNumberForAllocation).toEqual({});
     expect(numFreeAddresses(b, NONE)).toBe(1);
     expect(isBlockEmpty(b)).toBe(false);
-    expect(checkBlockInvariants(b)).toEqual([]);
+    expect(findBlockProblems(b)).toEqual([]);
     const r = autoAssignFromBlock(b, {
       num: 1,
       affinity: 'host:h',
@@ -75,13 +75,13 @@ describe('newBlock', () => {
     expect(b.unallocated).toEqual(Array.from({ length: size - 4 }, (_, i) => i + 3));
     for (const o of [0, 1, 2, size - 1]) expect(b.allocations[o]).toBe(0);
     expect(b.allocations.filter((a) => a !== null)).toHaveLength(4);
-    expect(checkBlockInvariants(b)).toEqual([]);
+    expect(findBlockProblems(b)).toEqual([]);
   });
 
   it('reservations that cover the whole block leave nothing free', () => {
     const b = newBlock({ cidr: '10.0.0.0/30', sequenceNumber: 1n, hostReserved: rsvd(3, 2) });
     expect(b.unallocated).toEqual([]);
     expect(b.allocations).toEqual([0, 0, 0, 0]);
-    expect(checkBlockInvariants(b)).toEqual([]);
+    expect(findBlockProblems(b)).toEqual([]);
   });
 });

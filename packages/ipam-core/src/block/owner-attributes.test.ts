@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkBlockInvariants } from './block-invariants.js';
+import { findBlockProblems } from './block-problems.js';
 import { allocationAttributesForIp, ipsByHandleInBlock } from './block-queries.js';
 import {
   moveIpToHandleInBlock,
@@ -111,7 +111,7 @@ describe('setOwnerAttributesInBlock', () => {
       });
     expect(next.attributes[0]).toEqual({ handleId: 'h', activeOwnerAttrs: POD_A });
     expect(ipsByHandleInBlock(next, 'h')).toEqual(['10.0.0.1', '10.0.0.2', '10.0.0.3']);
-    expect(checkBlockInvariants(next)).toEqual([]);
+    expect(findBlockProblems(next)).toEqual([]);
   });
 
   it('an update that makes a record equal to an existing one shares it; the old one is pruned', () => {
@@ -249,7 +249,7 @@ describe('moveIpToHandleInBlock', () => {
     expect(next.attributes[0]).toEqual({ handleId: 'h', activeOwnerAttrs: POD_A });
     expect(next.unallocated).toEqual(block.unallocated);
     expect(next.sequenceNumberForAllocation['2']).toBe(50n);
-    expect(checkBlockInvariants(next)).toEqual([]);
+    expect(findBlockProblems(next)).toEqual([]);
   });
 
   it('moving the only address of a record prunes the old record', () => {
@@ -260,7 +260,7 @@ describe('moveIpToHandleInBlock', () => {
       expectedOwner: { namespace: 'ns', name: 'b' },
     });
     expect(next.attributes.some((a) => a.handleId === 'h2')).toBe(false);
-    expect(checkBlockInvariants(next)).toEqual([]);
+    expect(findBlockProblems(next)).toEqual([]);
   });
 
   it.each([

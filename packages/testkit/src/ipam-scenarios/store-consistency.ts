@@ -1,5 +1,5 @@
 import type { Datastore } from '@netledger/ipam-core';
-import { checkBlockInvariants, sanitizeHandle } from '@netledger/ipam-core';
+import { blockAllocations, findBlockProblems, sanitizeHandle } from '@netledger/ipam-core';
 
 /**
  * What is inconsistent in a store at rest (empty when sound): block invariants; handle counts
@@ -14,15 +14,13 @@ export async function storeProblems(ds: Datastore): Promise<string[]> {
 
   const live = new Map<string, number>(); // `${handle} ${block}` -> live allocations
   for (const block of blocks) {
-    for (const p of checkBlockInvariants(block)) problems.push(`block ${block.cidr}: ${p}`);
-    block.allocations.forEach((idx, o) => {
-      if (idx === null) return;
-      const attr = block.attributes[idx];
-      if (!attr || attr.releasedAt !== undefined || attr.handleId === undefined) return;
-      if (block.sequenceNumberForAllocation[String(o)] === undefined) return;
-      const key = `${sanitizeHandle(attr.handleId)} ${block.cidr}`;
+    for (const p of findBlockProblems(block)) problems.push(`block ${block.cidr}: ${p.message}`);
+    for (const a of blockAllocations(block)) {
+      if (a.coolingDown || a.handle === undefined) continue;
+      if (block.sequenceNumberForAllocation[String(a.ordinal)] === undefined) continue;
+      const key = `${sanitizeHandle(a.handle)} ${block.cidr}`;
       live.set(key, (live.get(key) ?? 0) + 1);
-    });
+    }
     if (block.affinity !== undefined) {
       const [type, ...rest] = block.affinity.split(':');
       const host = rest.join(':');
