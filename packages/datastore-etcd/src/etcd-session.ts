@@ -22,7 +22,13 @@ export interface RetryOptions {
 
 /** An etcd transport plus the retry and error policy every operation shares. */
 export interface EtcdSession {
+  /** The transport; every answer it gives moves {@link EtcdSession.seenRevision}. */
   readonly kv: EtcdKv;
+  /**
+   * The highest store revision any answer of this session has carried (0n before the first). A
+   * key created at or below it existed before anything this session sends next.
+   */
+  seenRevision(): bigint;
   /** The endpoints as one string, for messages. */
   readonly label: string;
   /**
@@ -44,9 +50,23 @@ const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  * false conflict. Retries happen in {@link EtcdSession.retrying}, where writes resolve their outcome.
  */
 export function createEtcdSession(options: EtcdSessionOptions): EtcdSession {
-  const { kv } = options;
   const label = options.endpoints.join(',');
   let closed = false;
+  let seen = 0n;
+  const note = <R extends { readonly header: { readonly revision: string } }>(res: R): R => {
+    const revision = BigInt(res.header.revision);
+    if (revision > seen) seen = revision;
+    return res;
+  };
+  const inner = options.kv;
+  const kv: EtcdKv = {
+    range: async (req) => note(await inner.range(req)),
+    txn: async (req) => note(await inner.txn(req)),
+    put: async (req) => note(await inner.put(req)),
+    watch: (req, handlers) =>
+      inner.watch(req, { ...handlers, onResponse: (res) => handlers.onResponse(note(res)) }),
+    close: () => inner.close(),
+  };
 
   const assertOpen = (): void => {
     if (closed) throw new IpamError('Unavailable', 'datastore is closed');
@@ -55,6 +75,7 @@ export function createEtcdSession(options: EtcdSessionOptions): EtcdSession {
   return {
     kv,
     label,
+    seenRevision: () => seen,
     assertOpen,
     async retrying(attempt, retry = {}) {
       const deadline = Date.now() + options.dialTimeoutMs;

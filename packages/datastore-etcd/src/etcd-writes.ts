@@ -11,7 +11,8 @@ import { toKvPair } from './to-kv-pair.js';
 // A write whose answer is lost (connection dropped, leader killed, "request timed out") may or may
 // not have committed. The transaction is then re-sent: it is a compare-and-swap, so it cannot apply
 // twice. If the re-sent compare fails, etcd's history decides: the write committed exactly when the
-// first change after the expected revision wrote our bytes. Two writers that write identical bytes
+// first change after the expected revision wrote our bytes (for a create: the key was created after
+// the last revision this session had seen, with our bytes). Two writers that write identical bytes
 // from the same revision cannot be told apart; both are told they succeeded.
 
 const REVISION = /^[1-9][0-9]*$/;
@@ -93,6 +94,8 @@ export function createEtcdWrites(session: EtcdSession): EtcdWrites {
       const path = keyToPath(kv.key);
       const key = Buffer.from(path);
       const text = encodeValue(kv.key.kind, kv.value);
+      // A key created at or below this revision existed before this create was sent.
+      const existedBefore = session.seenRevision();
       return write(path, async (unknown) => {
         const res = await txn(
           [{ key, target: 'Version', result: 'Equal', version: 0 }],
@@ -101,8 +104,10 @@ export function createEtcdWrites(session: EtcdSession): EtcdWrites {
         );
         if (res.succeeded) return written(kv.key, text, res.header.revision, res.header.revision);
         const current = res.responses[0]?.response_range?.kvs[0];
-        if (unknown && current) {
-          // Did our lost create make this key? Read the value it was created with.
+        if (unknown && current && BigInt(current.create_revision) > existedBefore) {
+          // Did our lost create make this key? Read the value it was created with. (Identical bytes
+          // created before this create was sent, say by an earlier create of the same handle, are
+          // not ours: taking them for ours would skip a count and leave the handle under-counting.)
           const atCreate = await etcd.range({ key, revision: current.create_revision });
           const first = atCreate.kvs[0];
           if (first?.value.toString('utf8') === text) {

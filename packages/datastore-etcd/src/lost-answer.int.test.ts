@@ -112,4 +112,20 @@ describe.each(ETCD_TRANSPORTS)('writes whose answer is lost, over %s', (transpor
     expect(proxy.drops).toBe(3);
     await expect(ds.get(key)).rejects.toMatchObject({ code: 'DoesNotExist' });
   });
+
+  it('a lost create of a key that already held the same bytes is AlreadyExists, not ours', async () => {
+    // What an assign retried after a lost block write does: its handle create repeats the bytes
+    // the first attempt created. Taking that key for its own would skip the handle's count.
+    const again: DatastoreKey<'IPAMHandle'> = {
+      kind: 'IPAMHandle',
+      handleId: `${key.handleId}-again`,
+    };
+    const value = { handleId: again.handleId, block: { '10.0.0.0/26': 1 }, deleted: false };
+    await ds.create({ key: again, value });
+    const drops = proxy.drops;
+    proxy.arm();
+    await expect(ds.create({ key: again, value })).rejects.toMatchObject({ code: 'AlreadyExists' });
+    expect(proxy.drops).toBe(drops + 1);
+    await ds.delete(again);
+  });
 });
