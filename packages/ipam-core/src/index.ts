@@ -116,7 +116,7 @@ export type {
 } from './resources/resource-client.js';
 export type { PoolHooksOptions } from './resources/pool-hooks.js';
 export { validateReservation } from './resources/reservation-validation.js';
-export { MAX_RESOURCE_NAME_LENGTH, validateResourceName } from './resources/resource-name.js';
+export { MAX_RESOURCE_NAME_LENGTH, validateResourceName } from './model/resource-name.js';
 export {
   ORPHANED_BLOCKS_NAME,
   computeUtilization,

@@ -42,11 +42,11 @@ export interface MirroredDatastore extends Datastore {
 
 const systemTimers: MirrorTimers = {
   setTimeout: (run, ms) => {
-    const t = setTimeout(run, ms);
-    t.unref?.();
+    const t: unknown = setTimeout(run, ms);
+    (t as { unref?: () => void }).unref?.(); // Node's timers have it; other runtimes' need not
     return t;
   },
-  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+  clearTimeout: (handle) => clearTimeout(handle as Parameters<typeof clearTimeout>[0]),
 };
 
 type Status = 'idle' | 'syncing' | 'synced' | 'waiting' | 'closed';

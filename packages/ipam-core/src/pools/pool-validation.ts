@@ -2,7 +2,7 @@ import { cidrsOverlap, formatCidr, parseCidr } from '@netledger/accounting';
 import type { Cidr } from '@netledger/accounting';
 import { IpamError } from '../errors.js';
 import type { IPPool } from '../model/resources.js';
-import { resourceNameProblem } from '../resources/resource-name.js';
+import { resourceNameProblem } from '../model/resource-name.js';
 import { parseSelector } from '../selector/selector.js';
 import { tryParsePoolCidr } from './pool-cidr.js';
 import { withPoolDefaults } from './pool-defaults.js';

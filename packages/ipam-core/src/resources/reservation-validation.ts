@@ -1,7 +1,7 @@
 import { parseCidr, parseIp } from '@netledger/accounting';
 import { IpamError } from '../errors.js';
 import type { IPReservation } from '../model/resources.js';
-import { validateResourceName } from './resource-name.js';
+import { validateResourceName } from '../model/resource-name.js';
 
 function entryProblem(entry: unknown): string | undefined {
   if (typeof entry !== 'string') return 'is not a string';

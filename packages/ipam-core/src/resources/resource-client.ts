@@ -6,7 +6,7 @@ import type { IPPool, IPReservation, Node } from '../model/resources.js';
 import { createPoolHooks } from './pool-hooks.js';
 import type { PoolHooksOptions } from './pool-hooks.js';
 import { validateReservation } from './reservation-validation.js';
-import { validateResourceName } from './resource-name.js';
+import { validateResourceName } from '../model/resource-name.js';
 
 /** Create, read, update and delete for one kind of Calico v3 resource. */
 export interface ResourceClient<T> {
