@@ -9,7 +9,11 @@ export type EtcdTransport = 'grpc' | 'http';
 
 /** Options for `createEtcdDatastore`, named after Calico's etcd settings. */
 export interface EtcdDatastoreOptions {
-  /** Client URLs (Calico's `etcd_endpoints`, already split: see `parseEtcdEndpoints`). */
+  /**
+   * Client endpoints (Calico's `etcd_endpoints`, already split: see `parseEtcdEndpoints`):
+   * `http(s)://host:port` URLs, or `host:port` / `[IPv6]:port`, which are `https://` when `tls`
+   * is given and `http://` otherwise, as in etcd's clientv3.
+   */
   readonly endpoints: readonly string[];
   /** TLS material, each a file path or PEM text (`etcd_ca_cert_file`, `etcd_cert_file`, `etcd_key_file`). */
   readonly tls?: EtcdTlsOptions;
@@ -40,7 +44,9 @@ export interface EtcdDatastoreOptions {
  * or TLS material that cannot be read.
  */
 export function resolveEtcdKvOptions(options: EtcdDatastoreOptions): EtcdKvOptions {
-  const endpoints = parseEtcdEndpoints(options.endpoints.join(','));
+  const endpoints = parseEtcdEndpoints(options.endpoints.join(','), {
+    tls: options.tls !== undefined,
+  });
   const positive = (name: string, v: number | undefined, fallback: number): number => {
     if (v === undefined) return fallback;
     if (!Number.isFinite(v) || v <= 0)

@@ -5,4 +5,5 @@ export { createEtcdGatewayDatastore } from './create-etcd-gateway-datastore.js';
 export type { EtcdGatewayDatastoreOptions } from './create-etcd-gateway-datastore.js';
 export type { EtcdDatastore } from './datastore-on-kv.js';
 export { parseEtcdEndpoints } from './parse-etcd-endpoints.js';
+export type { ParseEtcdEndpointsOptions } from './parse-etcd-endpoints.js';
 export type { EtcdTlsOptions } from './load-tls-material.js';

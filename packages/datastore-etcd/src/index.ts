@@ -4,6 +4,7 @@ export type { EtcdGatewayDatastoreOptions } from './create-etcd-gateway-datastor
 export type { EtcdDatastore } from './datastore-on-kv.js';
 export type { EtcdDatastoreOptions, EtcdTransport } from './etcd-datastore-options.js';
 export { parseEtcdEndpoints } from './parse-etcd-endpoints.js';
+export type { ParseEtcdEndpointsOptions } from './parse-etcd-endpoints.js';
 export { loadTlsMaterial } from './load-tls-material.js';
 export type { EtcdTlsOptions, TlsMaterial } from './load-tls-material.js';
 export { classifyEtcdError, toIpamError } from './map-etcd-error.js';

@@ -5,6 +5,7 @@ export type { CasRetryOptions } from './cas-retry.js';
 
 export { AttributeKey } from './model/block.js';
 export type { AllocationAttribute, AllocationBlock } from './model/block.js';
+export type { StoredJson, UnknownJsonKey } from './model/stored-json.js';
 export type { AffinityType, BlockAffinity, BlockAffinityState } from './model/block-affinity.js';
 export type { IpamHandle } from './model/ipam-handle.js';
 export type { IpamConfigValue, VmAddressPersistence } from './model/ipam-config.js';
@@ -35,7 +36,9 @@ export type { DatastoreKey, KeyByKind, Kind, ListOptions, ValueByKind } from './
 export {
   JsonSyntaxError,
   RawJson,
+  compareGoKeys,
   goOrderedObject,
+  goString,
   parseJson,
   stringifyJson,
 } from './codec/json.js';

@@ -142,7 +142,8 @@ export function describeDatastoreContract(name: string, target: ContractTarget):
       };
       await ds.create({ key: { kind: 'IPReservation', name: 'r1' }, value: res });
       expect((await ds.get({ kind: 'IPReservation', name: 'r1' })).value).toEqual(res);
-      const node = { metadata: { name: 'node1', labels: { zone: 'a' } }, spec: {} };
+      // Go writes a Node's spec and status structs even when empty, so a Node reads back with both.
+      const node = { metadata: { name: 'node1', labels: { zone: 'a' } }, spec: {}, status: {} };
       await ds.create({ key: { kind: 'Node', name: 'node1' }, value: node });
       expect((await ds.get({ kind: 'Node', name: 'node1' })).value).toEqual(node);
       await ds.create({

@@ -23,6 +23,11 @@ export interface EtcdFixtureOptions {
    * server certificate does). The checks use no etcd user: enable auth after the start.
    */
   readonly tls?: EtcdFixtureTls;
+  /**
+   * Also serve clients on the IPv6 loopback, `[::1]`, at each member's client port (for tests of
+   * IPv6 endpoints). The advertised client URL stays the `127.0.0.1` one. Default false.
+   */
+  readonly ipv6Loopback?: boolean;
 }
 
 /** TLS files for {@link EtcdFixtureOptions.tls}. */
@@ -222,7 +227,11 @@ export async function startEtcd(options: EtcdFixtureOptions = {}): Promise<EtcdF
       [
         `--name=${s.name}`,
         `--data-dir=${s.dataDir}`,
-        `--listen-client-urls=${s.clientUrl}`,
+        `--listen-client-urls=${
+          options.ipv6Loopback
+            ? `${s.clientUrl},${s.clientUrl.replace('127.0.0.1', '[::1]')}`
+            : s.clientUrl
+        }`,
         `--advertise-client-urls=${s.clientUrl}`,
         `--listen-peer-urls=${s.peerUrl}`,
         `--initial-advertise-peer-urls=${s.peerUrl}`,

@@ -51,5 +51,8 @@ export function newBlock(args: NewBlockArgs): AllocationBlock {
     sequenceNumber: args.sequenceNumber,
     sequenceNumberForAllocation: {},
     deleted: false,
+    // Calico's newBlock leaves the attribute list nil until the first allocation, so a new block
+    // is stored with `"attributes":null`; written the same way, it is byte for byte Calico's.
+    ...(attributes.length === 0 && { storedJson: { emptyAs: { attributes: 'null' } } }),
   };
 }

@@ -120,6 +120,7 @@ export function createIpamClient(options: IpamClientOptions): IpamClient {
   const resources = createResourceClients({
     datastore: options.datastore,
     clock: ctx.clock,
+    random: ctx.random,
     releasePoolAffinities: (cidr) => releasePoolAffinities(ctx, cidr),
   });
 

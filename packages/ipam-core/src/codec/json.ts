@@ -1,8 +1,9 @@
 /**
- * JSON with exact integers: `parseJson` returns integers outside the safe range as `bigint`
- * (Calico's uint64 sequence numbers exceed 2^53), and `stringifyJson` writes `bigint` as a bare
- * number. Everything else is standard JSON. Node 20's `JSON.parse` cannot do this (its reviver
- * sees the number already rounded).
+ * JSON with exact integers, written the way Go's `encoding/json` writes it. `parseJson` returns
+ * integers outside the safe range as `bigint` (Calico's uint64 sequence numbers exceed 2^53), and
+ * `stringifyJson` writes `bigint` as a bare number. Strings are escaped as Go escapes them, so a
+ * value netledger writes is byte for byte what Calico would write for the same data. Node 20's
+ * `JSON.parse` cannot do the integers (its reviver sees the number already rounded).
  */
 export type JsonValue =
   null | boolean | number | bigint | string | JsonValue[] | { [key: string]: JsonValue };
@@ -12,15 +13,45 @@ export class RawJson {
   constructor(readonly text: string) {}
 }
 
+// What Go's encoder escapes beyond what JSON.stringify does: `<`, `>` and `&` (its HTML-safe
+// default) and U+2028/U+2029, always as \u00XX / \u202X with lower-case hex
+// (encoding/json/encode.go, appendString).
+const GO_EXTRA_ESCAPES = /[<>&\u2028\u2029]/g;
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const goEscape = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
 /**
- * A JSON object with keys in Go's order (sorted as strings). A plain JS object cannot carry that
- * order: integer-like keys ("10", "2") are always enumerated numerically.
+ * A JSON string literal as Go's `encoding/json` writes it: the escapes of `JSON.stringify` (which
+ * match Go's for `"`, `\\`, control characters and `\b \f \n \r \t`), plus `\u003c`, `\u003e`,
+ * `\u0026`, `\u2028` and `\u2029`. A lone surrogate, which a Go string cannot hold (Go decodes
+ * one to U+FFFD), is written as U+FFFD.
+ */
+export function goString(s: string): string {
+  return JSON.stringify(s.replace(LONE_SURROGATE, '\ufffd')).replace(GO_EXTRA_ESCAPES, goEscape);
+}
+
+/**
+ * Orders map keys as Go's encoder does: by their UTF-8 bytes, which is code point order (not the
+ * UTF-16 order of `Array.prototype.sort`, which differs above U+FFFF).
+ */
+export function compareGoKeys(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.codePointAt(i)!;
+    const y = b.codePointAt(i)!;
+    if (x !== y) return x - y;
+    if (x > 0xffff) i++;
+  }
+  return a.length - b.length;
+}
+
+/**
+ * A JSON object with keys in Go's order for a map (sorted, see {@link compareGoKeys}). A plain JS
+ * object cannot carry that order: integer-like keys ("10", "2") are always enumerated numerically.
  */
 export function goOrderedObject(map: Readonly<Record<string, unknown>>): RawJson {
-  const keys = Object.keys(map).sort();
-  return new RawJson(
-    `{${keys.map((k) => `${JSON.stringify(k)}:${stringifyJson(map[k])}`).join(',')}}`,
-  );
+  const keys = Object.keys(map).sort(compareGoKeys);
+  return new RawJson(`{${keys.map((k) => `${goString(k)}:${stringifyJson(map[k])}`).join(',')}}`);
 }
 
 /** Thrown for malformed JSON text. */
@@ -149,7 +180,10 @@ function parseJsonExactly(text: string): JsonValue {
   return out;
 }
 
-/** Serialises like `JSON.stringify(value)` (no indentation), writing `bigint` as a bare integer. */
+/**
+ * Serialises like `JSON.stringify(value)` (no indentation), writing `bigint` as a bare integer and
+ * strings (and keys) with Go's escapes ({@link goString}). Object keys keep their order.
+ */
 export function stringifyJson(value: unknown): string {
   if (value === null) return 'null';
   switch (typeof value) {
@@ -160,7 +194,7 @@ export function stringifyJson(value: unknown): string {
     case 'boolean':
       return value ? 'true' : 'false';
     case 'string':
-      return JSON.stringify(value);
+      return goString(value);
     case 'object': {
       if (value instanceof RawJson) return value.text;
       if (Array.isArray(value)) {
@@ -169,7 +203,7 @@ export function stringifyJson(value: unknown): string {
       const parts: string[] = [];
       for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
         if (v === undefined || typeof v === 'function') continue;
-        parts.push(`${JSON.stringify(k)}:${stringifyJson(v)}`);
+        parts.push(`${goString(k)}:${stringifyJson(v)}`);
       }
       return `{${parts.join(',')}}`;
     }

@@ -86,6 +86,34 @@ describe('value codec', () => {
     expect(decodeValue(key, '{}')).toEqual({ state: 'confirmed', deleted: false });
   });
 
+  it('reads an empty stored affinity (Calico stored affinities without a value once) as {}', () => {
+    const key: DatastoreKey<'BlockAffinity'> = {
+      kind: 'BlockAffinity',
+      host: 'n2',
+      cidr: '10.1.0.0/26',
+      affinityType: 'host',
+    };
+    expect(decodeValue(key, '')).toEqual({ state: 'confirmed', deleted: false });
+  });
+
+  it('keeps a handle whose block map is nil (null or absent) null while it is empty', () => {
+    const key: DatastoreKey<'IPAMHandle'> = { kind: 'IPAMHandle', handleId: 'h' };
+    expect(encodeValue('IPAMHandle', decodeValue(key, '{"block":null,"deleted":false}'))).toBe(
+      '{"block":null,"deleted":false}',
+    );
+    const grown = { ...decodeValue(key, '{"deleted":false}'), block: { '10.0.0.0/26': 1 } };
+    expect(encodeValue('IPAMHandle', grown)).toBe('{"block":{"10.0.0.0/26":1},"deleted":false}');
+  });
+
+  it('reads a reservation whose empty list Go omitted, and writes it back the same', () => {
+    const key: DatastoreKey<'IPReservation'> = { kind: 'IPReservation', name: 'r' };
+    const text =
+      '{"kind":"IPReservation","apiVersion":"projectcalico.org/v3","metadata":{"name":"r"},"spec":{}}';
+    const r = decodeValue(key, text);
+    expect(r.spec.reservedCIDRs).toEqual([]);
+    expect(encodeValue('IPReservation', r)).toBe(text);
+  });
+
   it('writes resources with kind and apiVersion as Calico stores them', () => {
     const text = encodeValue('IPPool', { metadata: { name: 'p' }, spec: { cidr: '10.0.0.0/16' } });
     expect(JSON.parse(text)).toEqual({

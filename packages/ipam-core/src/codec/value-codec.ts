@@ -1,128 +1,22 @@
 import { IpamError } from '../errors.js';
-import type { AllocationAttribute, AllocationBlock } from '../model/block.js';
+import type { AllocationBlock } from '../model/block.js';
 import type { BlockAffinity, BlockAffinityState } from '../model/block-affinity.js';
 import type { IpamConfigValue } from '../model/ipam-config.js';
 import type { IpamHandle } from '../model/ipam-handle.js';
 import type { DatastoreKey, Kind, ValueByKind } from '../model/keys.js';
 import { RESOURCE_PLURALS, describeKey } from '../model/keys.js';
+import { decodeBlock, encodeBlock } from './block-codec.js';
+import { CLUSTER_INFORMATION, IP_POOL, IP_RESERVATION, NODE } from './calico-schemas.js';
+import type { Obj } from './decode-fields.js';
+import { Corrupt, arr, bad, bool, int, obj, optStr, str } from './decode-fields.js';
+import type { GoType } from './go-struct.js';
+import { encodeGo } from './go-struct.js';
 import { JsonSyntaxError, goOrderedObject, parseJson, stringifyJson } from './json.js';
-import type { JsonValue } from './json.js';
+import { emptyText, readStoredJson, writeObject } from './stored-json-codec.js';
 
-// Calico's JSON for each kind, field for field and in Go's field order, so a value written here
-// reads back in Calico, and etcdctl shows what Calico itself would write.
-
-type Obj = { [key: string]: JsonValue };
-
-class Corrupt extends Error {}
-const bad = (what: string): never => {
-  throw new Corrupt(what);
-};
-const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
-const obj = (v: JsonValue | undefined, what: string): Obj =>
-  isObj(v) ? v : bad(`${what} is not an object`);
-const str = (v: JsonValue | undefined, what: string): string =>
-  typeof v === 'string' ? v : bad(`${what} is not a string`);
-const optStr = (v: JsonValue | undefined, what: string): string | undefined =>
-  v === undefined || v === null ? undefined : str(v, what);
-const bool = (v: JsonValue | undefined, what: string): boolean =>
-  v === undefined || v === null
-    ? false
-    : typeof v === 'boolean'
-      ? v
-      : bad(`${what} is not a boolean`);
-const int = (v: JsonValue | undefined, what: string): number =>
-  v === undefined || v === null
-    ? 0
-    : typeof v === 'number' && Number.isSafeInteger(v)
-      ? v
-      : bad(`${what} is not an integer`);
-const uint64 = (v: JsonValue | undefined, what: string): bigint => {
-  if (v === undefined || v === null) return 0n;
-  const n =
-    typeof v === 'bigint'
-      ? v
-      : typeof v === 'number' && Number.isInteger(v)
-        ? BigInt(v)
-        : bad(`${what} is not an integer`);
-  return n >= 0n && n < 1n << 64n ? n : bad(`${what} is out of the uint64 range`);
-};
-const arr = (v: JsonValue | undefined, what: string): JsonValue[] =>
-  v === undefined || v === null ? [] : Array.isArray(v) ? v : bad(`${what} is not an array`);
-const strMap = (v: JsonValue | undefined, what: string): Record<string, string> | undefined => {
-  if (v === undefined || v === null) return undefined;
-  const o = obj(v, what);
-  for (const [k, x] of Object.entries(o)) str(x, `${what}.${k}`);
-  return o as Record<string, string>;
-};
-
-function decodeAttribute(v: JsonValue, what: string): AllocationAttribute {
-  const o = obj(v, what);
-  const handleId = optStr(o.handle_id, `${what}.handle_id`);
-  const active = strMap(o.secondary, `${what}.secondary`);
-  const alternate = strMap(o.alternateOwnerAttrs, `${what}.alternateOwnerAttrs`);
-  const releasedAt = optStr(o.releasedAt, `${what}.releasedAt`);
-  return {
-    ...(handleId !== undefined && { handleId }),
-    ...(active && { activeOwnerAttrs: active }),
-    ...(alternate && { alternateOwnerAttrs: alternate }),
-    ...(releasedAt !== undefined && { releasedAt }),
-  };
-}
-
-function decodeBlock(o: Obj): AllocationBlock {
-  const cidr = str(o.cidr, 'cidr');
-  const allocations = arr(o.allocations, 'allocations').map((a, i) =>
-    a === null ? null : int(a, `allocations[${i}]`),
-  );
-  const unallocated = arr(o.unallocated, 'unallocated').map((u, i) => int(u, `unallocated[${i}]`));
-  const attributes = arr(o.attributes, 'attributes').map((a, i) =>
-    decodeAttribute(a, `attributes[${i}]`),
-  );
-  const seqs: Record<string, bigint> = {};
-  const rawSeqs = o.sequenceNumberForAllocation;
-  if (rawSeqs !== undefined && rawSeqs !== null) {
-    for (const [k, v] of Object.entries(obj(rawSeqs, 'sequenceNumberForAllocation'))) {
-      if (!/^\d+$/.test(k))
-        bad(`sequenceNumberForAllocation key ${JSON.stringify(k)} is not an ordinal`);
-      seqs[k] = uint64(v, `sequenceNumberForAllocation.${k}`);
-    }
-  }
-  const affinity = optStr(o.affinity, 'affinity');
-  const claimTime = optStr(o.affinity_claim_time, 'affinity_claim_time');
-  const hostAffinity = optStr(o.hostAffinity, 'hostAffinity');
-  return {
-    cidr,
-    ...(affinity !== undefined && { affinity }),
-    ...(claimTime !== undefined && { affinityClaimTime: claimTime }),
-    allocations,
-    unallocated,
-    attributes,
-    sequenceNumber: uint64(o.sequenceNumber, 'sequenceNumber'),
-    sequenceNumberForAllocation: seqs,
-    deleted: bool(o.deleted, 'deleted'),
-    ...(hostAffinity !== undefined && { hostAffinity }),
-  };
-}
-
-function encodeBlock(b: AllocationBlock): unknown {
-  return {
-    cidr: b.cidr,
-    affinity: b.affinity,
-    affinity_claim_time: b.affinityClaimTime,
-    allocations: b.allocations,
-    unallocated: b.unallocated,
-    attributes: b.attributes.map((a) => ({
-      handle_id: a.handleId,
-      secondary: a.activeOwnerAttrs && goOrderedObject(a.activeOwnerAttrs),
-      alternateOwnerAttrs: a.alternateOwnerAttrs && goOrderedObject(a.alternateOwnerAttrs),
-      releasedAt: a.releasedAt,
-    })),
-    sequenceNumber: b.sequenceNumber,
-    sequenceNumberForAllocation: goOrderedObject(b.sequenceNumberForAllocation),
-    deleted: b.deleted,
-    hostAffinity: b.hostAffinity,
-  };
-}
+// Calico's JSON for each kind, field for field and in Go's field order, with Go's escaping, so a
+// value written here reads back in Calico, and etcdctl shows byte for byte what Calico itself
+// would write for the same data. The golden corpus (test/golden/) pins it.
 
 const STATES: readonly BlockAffinityState[] = ['pending', 'confirmed', 'pendingDeletion'];
 
@@ -146,8 +40,30 @@ function decodeHandle(o: Obj, handleId: string): IpamHandle {
       block[k] = n;
     }
   }
-  return { handleId, block, deleted: bool(o.deleted, 'deleted') };
+  const storedJson = readStoredJson(o, ['block', 'deleted'], { block: 'nil' });
+  return {
+    handleId,
+    block,
+    deleted: bool(o.deleted, 'deleted'),
+    ...(storedJson && { storedJson }),
+  };
 }
+
+// model.IPAMHandle (libcalico-go/lib/backend/model/ipam_handle.go): `block` is a map without
+// omitempty (nil is `null`), then `deleted`; the handle ID is the key, not in the value.
+const encodeHandle = (h: IpamHandle): string =>
+  writeObject(
+    [
+      [
+        'block',
+        Object.keys(h.block).length === 0
+          ? emptyText(h.storedJson, 'block', '{}')
+          : goOrderedObject(h.block).text,
+      ],
+      ['deleted', h.deleted ? 'true' : 'false'],
+    ],
+    h.storedJson,
+  );
 
 function decodeConfig(o: Obj): IpamConfigValue {
   const persistence = optStr(o.kubeVirtVMAddressPersistence, 'kubeVirtVMAddressPersistence');
@@ -176,47 +92,52 @@ const encodeConfig = (c: IpamConfigValue): unknown => ({
 
 const RESOURCE_KIND_NAMES = Object.keys(RESOURCE_PLURALS);
 
+// The Go struct of each v3 resource kind (see calico-schemas.ts).
+const RESOURCE_SCHEMAS: Readonly<Record<string, GoType>> = {
+  IPPool: IP_POOL,
+  IPReservation: IP_RESERVATION,
+  Node: NODE,
+  ClusterInformation: CLUSTER_INFORMATION,
+};
+
 function decodeResource(kind: Kind, o: Obj): unknown {
   if (o.kind !== undefined && o.kind !== kind)
     bad(`kind is ${JSON.stringify(o.kind)}, expected ${kind}`);
   const metadata = obj(o.metadata, 'metadata');
   str(metadata.name, 'metadata.name');
+  const { kind: _k, apiVersion: _a, ...rest } = o;
   if (kind === 'IPPool') str(obj(o.spec, 'spec').cidr, 'spec.cidr');
   if (kind === 'IPReservation') {
-    arr(obj(o.spec, 'spec').reservedCIDRs, 'spec.reservedCIDRs').forEach((c, i) =>
-      str(c, `spec.reservedCIDRs[${i}]`),
-    );
+    const spec = obj(o.spec ?? {}, 'spec');
+    const cidrs = arr(spec.reservedCIDRs, 'spec.reservedCIDRs');
+    cidrs.forEach((c, i) => str(c, `spec.reservedCIDRs[${i}]`));
+    // Go omits an empty list (omitempty); the model always has one.
+    return { ...rest, spec: { ...spec, reservedCIDRs: cidrs } };
   }
   if (kind === 'ClusterInformation') obj(o.spec ?? {}, 'spec');
-  const { kind: _k, apiVersion: _a, ...rest } = o;
   return rest;
 }
 
-const encodeResource = (kind: Kind, v: object): unknown => ({
-  kind,
-  apiVersion: 'projectcalico.org/v3',
-  ...v,
-});
+const encodeResource = (kind: Kind, v: object): string =>
+  encodeGo(RESOURCE_SCHEMAS[kind]!, { kind, apiVersion: 'projectcalico.org/v3', ...v });
 
 /** Encodes a value as Calico stores it (etcd JSON). */
 export function encodeValue<K extends Kind>(kind: K, value: ValueByKind[K]): string {
   switch (kind) {
     case 'IPAMBlock':
-      return stringifyJson(encodeBlock(value as AllocationBlock));
+      return encodeBlock(value as AllocationBlock);
     case 'BlockAffinity': {
       const a = value as BlockAffinity;
       return stringifyJson({ state: a.state, deleted: a.deleted });
     }
-    case 'IPAMHandle': {
-      const h = value as IpamHandle;
-      return stringifyJson({ block: goOrderedObject(h.block), deleted: h.deleted });
-    }
+    case 'IPAMHandle':
+      return encodeHandle(value as IpamHandle);
     case 'IPAMConfig':
       return stringifyJson(encodeConfig(value as IpamConfigValue));
     case 'IPAMHost':
       return '{}';
     default:
-      return stringifyJson(encodeResource(kind, value));
+      return encodeResource(kind, value);
   }
 }
 
@@ -226,7 +147,10 @@ export function encodeValue<K extends Kind>(kind: K, value: ValueByKind[K]): str
  */
 export function decodeValue<K extends Kind>(key: DatastoreKey<K>, text: string): ValueByKind[K] {
   try {
-    const o = obj(parseJson(text), 'value');
+    // Calico stored affinities without a value once, and reads an empty one as `{}`
+    // (model/block_affinity.go, parseValue).
+    const raw = key.kind === 'BlockAffinity' && text === '' ? '{}' : text;
+    const o = obj(parseJson(raw), 'value');
     switch (key.kind) {
       case 'IPAMBlock':
         return decodeBlock(o) as ValueByKind[K];

@@ -1,3 +1,5 @@
+import type { StoredJson } from './stored-json.js';
+
 /** Attribute keys Calico stores in `secondary` (active owner attributes). */
 export const AttributeKey = {
   pod: 'pod',
@@ -23,6 +25,8 @@ export interface AllocationAttribute {
   readonly alternateOwnerAttrs?: Readonly<Record<string, string>>;
   /** RFC 3339 time the addresses were released; set while they are in cooldown. */
   readonly releasedAt?: string;
+  /** Stored JSON this model does not carry (legacy nulls, unknown keys); set by the codec. */
+  readonly storedJson?: StoredJson;
 }
 
 /**
@@ -49,4 +53,9 @@ export interface AllocationBlock {
   readonly deleted: boolean;
   /** Deprecated predecessor of `affinity`, kept for compatibility. */
   readonly hostAffinity?: string;
+  /**
+   * Stored JSON this model does not carry: nil arrays and maps, legacy keys such as
+   * `strictAffinity`; set by the codec, so a read-modify-write keeps them.
+   */
+  readonly storedJson?: StoredJson;
 }

@@ -15,6 +15,8 @@ async function errorOf(p: Promise<unknown>): Promise<{ code?: IpamErrorCode; mes
   return {};
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
 const pool = (name: string, cidr: string, spec: Partial<IPPool['spec']> = {}): IPPool => ({
   metadata: { name },
   spec: { cidr, ...spec },
@@ -43,9 +45,11 @@ describe('pools', () => {
   it('creates, stores with defaults and Allocatable=True, and reads with resourceVersion', async () => {
     const created = await clients.pools.create(pool('p1', '10.0.0.0/16'));
     expect(created).toMatchObject({
-      metadata: { name: 'p1' },
+      metadata: { name: 'p1', uid: UUID, creationTimestamp: '2026-01-02T00:00:00Z' },
       spec: {
         cidr: '10.0.0.0/16',
+        vxlanMode: 'Never',
+        ipipMode: 'Never',
         blockSize: 26,
         nodeSelector: 'all()',
         allowedUses: ['Workload', 'Tunnel'],
@@ -53,7 +57,7 @@ describe('pools', () => {
       },
       status: {
         conditions: [
-          { type: 'Allocatable', status: 'True', lastTransitionTime: '2026-01-02T00:00:00.000Z' },
+          { type: 'Allocatable', status: 'True', lastTransitionTime: '2026-01-02T00:00:00Z' },
         ],
       },
     });
@@ -222,6 +226,77 @@ describe('nodes', () => {
       expect((await datastore.list({ kind: 'Node' })).items).toHaveLength(0);
     },
   );
+});
+
+describe('creation metadata (uid, creationTimestamp) as Calico clientv3 sets it', () => {
+  // A clock and a counter-based random source: every byte of the UUID is determined.
+  const seeded = (): ResourceClients => {
+    let i = 0;
+    return createResourceClients({
+      datastore,
+      clock: { now: () => Date.UTC(2026, 2, 4, 5, 6, 7, 890) },
+      random: { next: () => ((i++ * 37) % 256) / 256 },
+    });
+  };
+
+  it.each([
+    ['pools', (c: ResourceClients) => c.pools.create(pool('p9', '10.9.0.0/16'))],
+    ['nodes', (c: ResourceClients) => c.nodes.create({ metadata: { name: 'n9' } })],
+    [
+      'reservations',
+      (c: ResourceClients) =>
+        c.reservations.create({ metadata: { name: 'r9' }, spec: { reservedCIDRs: [] } }),
+    ],
+  ] as const)(
+    '%s get a v4 UUID from Random and a timestamp in seconds from Clock',
+    async (_, make) => {
+      const created = await make(seeded());
+      expect(created.metadata).toMatchObject({
+        uid: '00254a6f-94b9-4e03-a84d-7297bce1062b',
+        creationTimestamp: '2026-03-04T05:06:07Z',
+      });
+      expect(created.metadata.uid).toMatch(UUID);
+    },
+  );
+
+  it('keeps a uid and creationTimestamp the caller set', async () => {
+    const metadata = { name: 'n8', uid: 'given', creationTimestamp: '2020-01-01T00:00:00Z' };
+    expect((await seeded().nodes.create({ metadata })).metadata).toMatchObject(metadata);
+  });
+
+  it('keeps the stored uid and creationTimestamp on update, whatever the caller sends', async () => {
+    const c = seeded();
+    const created = await c.pools.create(pool('p7', '10.7.0.0/16'));
+    const updated = await c.pools.update({
+      metadata: { name: 'p7', uid: 'other', creationTimestamp: '2030-01-01T00:00:00Z' },
+      spec: { cidr: '10.7.0.0/16', natOutgoing: true },
+    });
+    expect(updated.metadata.uid).toBe(created.metadata.uid);
+    expect(updated.metadata.creationTimestamp).toBe(created.metadata.creationTimestamp);
+    expect(updated.spec).toMatchObject({
+      natOutgoing: true,
+      ipipMode: 'Never',
+      vxlanMode: 'Never',
+    });
+  });
+
+  it('gives a stored resource without them a uid and creationTimestamp on its next update', async () => {
+    await datastore.create({
+      key: { kind: 'Node', name: 'old' },
+      value: { metadata: { name: 'old' } },
+    });
+    const updated = await seeded().nodes.update({ metadata: { name: 'old', labels: { a: 'b' } } });
+    expect(updated.metadata).toMatchObject({
+      uid: UUID,
+      creationTimestamp: '2026-03-04T05:06:07Z',
+    });
+  });
+
+  it('stores a Node with spec and status, {} when empty, as Go always writes them', async () => {
+    await seeded().nodes.create({ metadata: { name: 'bare' } });
+    const stored = await datastore.get({ kind: 'Node', name: 'bare' });
+    expect(stored.value).toMatchObject({ spec: {}, status: {} });
+  });
 });
 
 describe('reservations', () => {

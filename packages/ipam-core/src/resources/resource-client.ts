@@ -3,6 +3,8 @@ import type { Datastore, KVPair } from '../datastore/datastore.js';
 import { IpamError, isIpamError } from '../errors.js';
 import type { DatastoreKey, ListOptions, ValueByKind } from '../model/keys.js';
 import type { IPPool, IPReservation, Node } from '../model/resources.js';
+import type { CreationPorts } from './creation-metadata.js';
+import { keepCreationMetadata, withCreationMetadata } from './creation-metadata.js';
 import { createPoolHooks } from './pool-hooks.js';
 import type { PoolHooksOptions } from './pool-hooks.js';
 import { validateReservation } from './reservation-validation.js';
@@ -121,7 +123,28 @@ export function createResourceClient<K extends ResourceKind>(
 /** Options of {@link createResourceClients}. */
 export interface ResourceClientsOptions extends PoolHooksOptions {
   readonly datastore: Datastore;
+  /** Where a new resource's `metadata.uid` comes from (default `Math.random`). */
+  readonly random?: { next(): number };
 }
+
+/**
+ * `hooks` with Calico's create-time metadata: a created resource gets a `uid` and a
+ * `creationTimestamp` unless it has them, and an update keeps the stored ones.
+ */
+function withCreationStamps<T extends { readonly metadata: Resource['metadata'] }>(
+  hooks: ResourceHooks<T>,
+  ports: CreationPorts,
+): ResourceHooks<T> {
+  return {
+    ...hooks,
+    forCreate: async (r) => withCreationMetadata(await hooks.forCreate(r), ports),
+    forUpdate: async (current, next) =>
+      keepCreationMetadata(current, await hooks.forUpdate(current, next), ports),
+  };
+}
+
+// A Node's spec and status are Go struct values, never absent: `{}` when empty.
+const withNodeParts = (n: Node): Node => ({ ...n, spec: n.spec ?? {}, status: n.status ?? {} });
 
 /** The resource clients of an IPAM client. */
 export interface ResourceClients {
@@ -131,25 +154,49 @@ export interface ResourceClients {
 }
 
 /**
- * Resource clients with Calico's validation and defaults. Pools: validated (including the overlap
+ * Resource clients with Calico's validation and defaults. Every created resource gets a
+ * `metadata.uid` (a UUID from `random`) and a `metadata.creationTimestamp` (from `clock`, whole
+ * seconds) as Calico's clientv3 gives it, kept on update. Pools: validated (including the overlap
  * check against the stored pools), stored with defaults and marked `Allocatable=True`, read with
- * defaults. Nodes: name checked. Reservations: every `reservedCIDRs` entry must be a strict CIDR
- * or an address. Rejected input writes nothing. Reads carry `metadata.resourceVersion`.
+ * defaults. Nodes: name checked, stored with `spec` and `status` (`{}` when empty). Reservations:
+ * every `reservedCIDRs` entry must be a strict CIDR or an address. Rejected input writes nothing.
+ * Reads carry `metadata.resourceVersion`.
  */
 export function createResourceClients(options: ResourceClientsOptions): ResourceClients {
   const { datastore } = options;
-  const same = async <T>(r: T): Promise<T> => r;
+  const ports: CreationPorts = {
+    clock: options.clock ?? { now: () => Date.now() },
+    random: options.random ?? { next: () => Math.random() },
+  };
   return {
-    pools: createResourceClient(datastore, 'IPPool', createPoolHooks(options)),
-    nodes: createResourceClient(datastore, 'Node', {
-      forCreate: same,
-      forUpdate: async (_current, next) => next,
-      present: (n) => n,
-    }),
-    reservations: createResourceClient(datastore, 'IPReservation', {
-      forCreate: async (r) => validateReservation(r),
-      forUpdate: async (_current, next) => validateReservation(next),
-      present: (r) => r,
-    }),
+    pools: createResourceClient(
+      datastore,
+      'IPPool',
+      withCreationStamps(createPoolHooks(options), ports),
+    ),
+    nodes: createResourceClient(
+      datastore,
+      'Node',
+      withCreationStamps<Node>(
+        {
+          forCreate: async (n) => withNodeParts(n),
+          forUpdate: async (_current, next) => withNodeParts(next),
+          present: (n) => n,
+        },
+        ports,
+      ),
+    ),
+    reservations: createResourceClient(
+      datastore,
+      'IPReservation',
+      withCreationStamps<IPReservation>(
+        {
+          forCreate: async (r) => validateReservation(r),
+          forUpdate: async (_current, next) => validateReservation(next),
+          present: (r) => r,
+        },
+        ports,
+      ),
+    ),
   };
 }

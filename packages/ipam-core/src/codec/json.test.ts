@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { compareGoKeys, goOrderedObject, goString, parseJson, stringifyJson } from './json.js';
+
+describe("Go's string escaping", () => {
+  it.each([
+    ['a<b>&c', '"a\\u003cb\\u003e\\u0026c"'],
+    ['\u2028\u2029', '"\\u2028\\u2029"'],
+    ['\u0001\u001f', '"\\u0001\\u001f"'],
+    ['\b\f\n\r\t', '"\\b\\f\\n\\r\\t"'],
+    ['"\\/', '"\\"\\\\/"'],
+    ['\u007f é 😀', '"\u007f é 😀"'],
+    // Go's strings cannot hold a lone surrogate; Go reads "\ud800" as U+FFFD.
+    ['a\ud800b\udc00', '"a\ufffdb\ufffd"'],
+  ])('writes %j as Go does', (s, expected) => {
+    expect(goString(s)).toBe(expected);
+  });
+
+  // Go 1.26 encoding/json, json.Marshal(map[string]string{"s": "a<b>&c\u2028\u2029\x01\x7f\t\"\\é😀"}).
+  it('matches bytes from Go byte for byte and reads them back', () => {
+    const fromGo = '{"s":"a\\u003cb\\u003e\\u0026c\\u2028\\u2029\\u0001\u007f\\t\\"\\\\é😀"}';
+    const value = parseJson(fromGo);
+    expect(value).toEqual({ s: 'a<b>&c\u2028\u2029\u0001\u007f\t"\\é😀' });
+    expect(stringifyJson(value)).toBe(fromGo);
+  });
+
+  it('escapes object keys too', () => {
+    expect(stringifyJson({ '<k>': 1 })).toBe('{"\\u003ck\\u003e":1}');
+  });
+});
+
+describe('Go map key order', () => {
+  it('sorts by UTF-8 bytes (code points), not UTF-16 units', () => {
+    const keys = ['\uffff', '😀', 'b', 'B', '10', '2', ''];
+    expect([...keys].sort(compareGoKeys)).toEqual(['', '10', '2', 'B', 'b', '\uffff', '😀']);
+  });
+
+  it('orders a map the way json.Marshal does', () => {
+    expect(goOrderedObject({ '10.1.0.8/29': 1, '10.1.0.16/29': 1, '&': 2 }).text).toBe(
+      '{"\\u0026":2,"10.1.0.16/29":1,"10.1.0.8/29":1}',
+    );
+  });
+});
