@@ -5,14 +5,15 @@ import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createDeviceClient } from '@netledger/device-daemon';
+import { join } from 'node:path';
+import { createDeviceClient } from '@netledger/device-daemon/client';
 import { createNetnsPool, requireNetnsTools } from '@netledger/testkit';
+import { buildApp } from './build-app.js';
 
-const APP_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** The executable bundled for one test file (each file its own, so parallel files do not race). */
 export let BUNDLE = '';
+/** How the client verbs run from that build's start-up snapshot (as the launcher runs them). */
+export let SNAPSHOT_ARGV: readonly string[] = [];
 
 const TOOLS: Record<string, string> = {
   ip: 'iproute2',
@@ -26,17 +27,11 @@ export function requirePrerequisites(): void {
   requireNetnsTools(TOOLS);
 }
 
-/** Bundles the app the way `pnpm build` does, under a test-specific name, and sets {@link BUNDLE}. */
+/** Builds the app the way `pnpm build` does, under a test-specific name; sets {@link BUNDLE} and {@link SNAPSHOT_ARGV}. */
 export function bundleApp(name: string): void {
-  BUNDLE = join(APP_DIR, 'dist', `${name}.mjs`);
-  execFileSync(
-    process.execPath,
-    ['../../scripts/bundle-app.mjs', 'src/main.ts', name, '--external', 'netlink'],
-    {
-      cwd: APP_DIR,
-      stdio: 'pipe',
-    },
-  );
+  const build = buildApp(name);
+  BUNDLE = build.bundle;
+  SNAPSHOT_ARGV = build.snapshotArgv;
 }
 
 /** Runs a command (argument array), returning stdout; throws with stderr on failure. */

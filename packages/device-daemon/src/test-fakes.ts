@@ -1,24 +1,80 @@
-// Fake host adapters for tests (excluded from the build by the test-* pattern).
+// Fake host adapters and in-memory stores for tests (excluded from the build by the test-* pattern).
 import type { DeviceDaemonDeps } from './device-daemon.js';
+import type { LeaseStore } from './file-lease-store.js';
+import type { RevisionStore } from './file-revision-store.js';
 import type { PersistedState } from './lease-codec.js';
-import { createMemoryLeaseStore } from './file-lease-store.js';
-import { createMemoryLogger } from './logger.js';
+import { decodeLeaseFile, encodeLeaseFile } from './lease-codec.js';
+import type { LogFields, Logger, LogLevel } from './logger.js';
 import type { NatApplyArgs, NatBackend } from './nat-driver.js';
 import type { BridgeDriver } from './netlink-bridge-driver.js';
+import type { RevisionFiles } from './revision.js';
+import { decodeRevisionFile, encodeRevisionFile } from './revision-codec.js';
+
+/** A logger that keeps its lines in memory. */
+export function createMemoryLogger(): Logger & {
+  lines: { level: LogLevel; msg: string; fields: LogFields | undefined }[];
+} {
+  const lines: { level: LogLevel; msg: string; fields: LogFields | undefined }[] = [];
+  return {
+    lines,
+    log(level, msg, fields) {
+      lines.push({ level, msg, fields });
+    },
+  };
+}
+
+/** A lease store in memory (through the real codec), counting its saves. */
+export function createMemoryLeaseStore(initial?: PersistedState): LeaseStore & { saves: number } {
+  let current = initial === undefined ? undefined : encodeLeaseFile(initial);
+  const store = {
+    saves: 0,
+    async load() {
+      return current === undefined ? undefined : decodeLeaseFile(current);
+    },
+    async save(state: PersistedState) {
+      current = encodeLeaseFile(state);
+      store.saves++;
+    },
+  };
+  return store;
+}
+
+/** A revision store in memory (through the real codec), counting its saves. */
+export function createMemoryRevisionStore(
+  initial?: RevisionFiles,
+): RevisionStore & { saves: number } {
+  let current = initial === undefined ? undefined : encodeRevisionFile(initial);
+  const store = {
+    saves: 0,
+    async load() {
+      return current === undefined ? undefined : decodeRevisionFile(current);
+    },
+    async save(files: RevisionFiles) {
+      current = encodeRevisionFile(files);
+      store.saves++;
+    },
+  };
+  return store;
+}
 
 /** Fake ports that record every host operation. */
 export function fakeDeps(
-  opts: { initial?: PersistedState; natBackend?: NatBackend; failBridge?: string } = {},
+  opts: {
+    initial?: PersistedState;
+    lastGood?: RevisionFiles;
+    natBackend?: NatBackend;
+    failBridge?: string;
+  } = {},
 ) {
   const host: string[] = [];
   const bridges: BridgeDriver = {
     async ensureBridge(a) {
       if (a.bridge === opts.failBridge)
         throw Object.assign(new Error('boom'), { code: 'HostFailure' });
-      host.push(`ensure ${a.bridge}/${a.prefix}`);
+      host.push(`ensure ${a.bridge}${a.addresses.map((x) => `/${x.prefix}`).join('')}`);
     },
     async removeAddress(a) {
-      host.push(`unaddr ${a.bridge}`);
+      host.push(`unaddr ${a.bridge} v${a.address.family}`);
     },
     async deleteBridge(b) {
       host.push(`delete ${b}`);
@@ -27,9 +83,11 @@ export function fakeDeps(
   };
   const natCalls: NatApplyArgs[] = [];
   const store = createMemoryLeaseStore(opts.initial);
+  const revisions = createMemoryRevisionStore(opts.lastGood);
   const logger = createMemoryLogger();
   const deps = {
     store,
+    revisions,
     bridges,
     nat: {
       async apply(a: NatApplyArgs) {
@@ -42,12 +100,12 @@ export function fakeDeps(
       },
     },
     forwarding: {
-      async enable() {
-        host.push('forwarding');
+      async enable(family: 4 | 6) {
+        host.push(family === 4 ? 'forwarding' : 'forwarding6');
       },
     },
     logger,
     clock: { now: () => 0 },
   } satisfies DeviceDaemonDeps;
-  return { deps, host, natCalls, store, logger };
+  return { deps, host, natCalls, store, revisions, logger };
 }
