@@ -6,7 +6,8 @@ import type { PersistedState } from './lease-codec.js';
 import { decodeLeaseFile, encodeLeaseFile } from './lease-codec.js';
 import type { LogFields, Logger, LogLevel } from './logger.js';
 import type { NatApplyArgs, NatBackend } from './nat-driver.js';
-import type { BridgeDriver } from './netlink-bridge-driver.js';
+import type { BridgeDriver, RouteSocket } from './netlink-bridge-driver.js';
+import { decodeLink, encodeNewBridge, NLMSG_ERROR, RTM } from './rtnetlink.js';
 import type { RevisionFiles } from './revision.js';
 import { decodeRevisionFile, encodeRevisionFile } from './revision-codec.js';
 
@@ -108,4 +109,29 @@ export function fakeDeps(
     clock: { now: () => 0 },
   } satisfies DeviceDaemonDeps;
   return { deps, host, natCalls, store, revisions, logger };
+}
+
+/**
+ * A fake NETLINK_ROUTE socket that records each request's message type and acknowledges it; a
+ * GETLINK answers with an existing bridge (`index` 7), so a driver over it "ensures" any bridge.
+ */
+export function fakeRouteSocket(): RouteSocket & { types: number[]; closed: boolean } {
+  const ack = new Uint8Array(20); // nlmsgerr with error 0
+  const socket = {
+    types: [] as number[],
+    closed: false,
+    async request(type: number, body: Uint8Array) {
+      socket.types.push(type);
+      if (type === RTM.GETLINK) {
+        const link = encodeNewBridge(decodeLink(body).name ?? 'br');
+        new DataView(link.buffer).setInt32(4, 7, true);
+        return [[{ type: RTM.NEWLINK, data: link }], undefined] as const;
+      }
+      return [[{ type: NLMSG_ERROR, data: ack }], undefined] as const;
+    },
+    close() {
+      socket.closed = true;
+    },
+  };
+  return socket;
 }
