@@ -9,7 +9,6 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
-  readlinkSync,
   rmSync,
   symlinkSync,
   writeFileSync,
@@ -19,6 +18,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppBuild } from './build-app.js';
 import { APP_DIR, buildApp } from './build-app.js';
+import { netlinkSocketsOf } from './netns-harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'nl-client-'));
 const socket = join(dir, 'api.sock');
@@ -46,24 +46,6 @@ const client = (...args: string[]) =>
 function write(path: string, text: string): void {
   mkdirSync(join(path, '..'), { recursive: true });
   writeFileSync(path, text);
-}
-
-/** The netlink sockets among a process's open descriptors (matched by inode in its netns's table). */
-function netlinkSocketsOf(pid: number): string[] {
-  const table = readFileSync(`/proc/${pid}/net/netlink`, 'utf8').split('\n').slice(1);
-  const inodes = new Map(
-    table
-      .filter((l) => l.trim() !== '')
-      .map((l) => {
-        const cols = l.trim().split(/\s+/);
-        return [cols.at(-1) ?? '', `protocol ${cols[1]}`];
-      }),
-  );
-  return readdirSync(`/proc/${pid}/fd`).flatMap((fd) => {
-    const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
-    const hit = m === null ? undefined : inodes.get(m[1] ?? '');
-    return hit === undefined ? [] : [hit];
-  });
 }
 
 beforeAll(async () => {

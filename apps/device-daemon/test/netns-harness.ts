@@ -3,7 +3,15 @@
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createDeviceClient } from '@netledger/device-daemon/client';
@@ -139,11 +147,17 @@ export function createHarness() {
   };
 }
 
+/** Reads `lxc.net.0.*` values out of the emitted LXC config text; undefined when absent. */
+export function lxcValueIf(lxc: string, key: string): string | undefined {
+  const line = lxc.split('\n').find((l) => l.startsWith(`${key} = `));
+  return line?.slice(key.length + 3);
+}
+
 /** Reads `lxc.net.0.*` values out of the emitted LXC config text. */
 export function lxcValue(lxc: string, key: string): string {
-  const line = lxc.split('\n').find((l) => l.startsWith(`${key} = `));
-  if (line === undefined) throw new Error(`no ${key} in:\n${lxc}`);
-  return line.slice(key.length + 3);
+  const value = lxcValueIf(lxc, key);
+  if (value === undefined) throw new Error(`no ${key} in:\n${lxc}`);
+  return value;
 }
 
 /** Wires a "container" namespace to a bridge in `hostNs` the way LXC would, from the emitted config. */
@@ -180,7 +194,40 @@ export function wireContainer(args: {
     'up',
   ]);
   run('ip', ['-n', c, 'link', 'set', name, 'address', lxcValue(lxc, 'lxc.net.0.hwaddr')]);
-  run('ip', ['-n', c, 'addr', 'add', lxcValue(lxc, 'lxc.net.0.ipv4.address'), 'dev', name]);
+  const v4 = lxcValueIf(lxc, 'lxc.net.0.ipv4.address');
+  const v6 = lxcValueIf(lxc, 'lxc.net.0.ipv6.address');
+  if (v4 !== undefined) run('ip', ['-n', c, 'addr', 'add', v4, 'dev', name]);
+  // nodad: usable at once, as LXC's own address is (no fixed wait for DAD in a test).
+  if (v6 !== undefined) run('ip', ['-n', c, '-6', 'addr', 'add', v6, 'dev', name, 'nodad']);
   run('ip', ['-n', c, 'link', 'set', name, 'up']);
-  run('ip', ['-n', c, 'route', 'add', 'default', 'via', lxcValue(lxc, 'lxc.net.0.ipv4.gateway')]);
+  if (v4 !== undefined)
+    run('ip', ['-n', c, 'route', 'add', 'default', 'via', lxcValue(lxc, 'lxc.net.0.ipv4.gateway')]);
+  if (v6 !== undefined) {
+    const gw = lxcValue(lxc, 'lxc.net.0.ipv6.gateway');
+    run('ip', ['-n', c, '-6', 'route', 'add', 'default', 'via', gw]);
+  }
+}
+
+/** The netlink sockets (by protocol number) among a process's open descriptors, matched by inode. */
+export function netlinkSocketsOf(pid: number): number[] {
+  const rows = readFileSync(`/proc/${pid}/net/netlink`, 'utf8').split('\n').slice(1);
+  const protocols = new Map(
+    rows
+      .filter((l) => l.trim() !== '')
+      .map((l) => {
+        const cols = l.trim().split(/\s+/);
+        return [cols.at(-1) ?? '', Number(cols[1])] as const;
+      }),
+  );
+  return readdirSync(`/proc/${pid}/fd`).flatMap((fd) => {
+    let target: string;
+    try {
+      target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+    } catch {
+      return []; // closed meanwhile
+    }
+    const m = /^socket:\[(\d+)\]$/.exec(target);
+    const protocol = m === null ? undefined : protocols.get(m[1] ?? '');
+    return protocol === undefined ? [] : [protocol];
+  });
 }
