@@ -3,21 +3,13 @@
 // and the bin/ launcher that picks the snapshot for client verbs and the bundle for the rest.
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import {
-  copyFileSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppBuild } from './build-app.js';
-import { APP_DIR, buildApp } from './build-app.js';
+import { buildApp } from './build-app.js';
+import { linkLauncher } from './link-launcher.js';
 import { netlinkSocketsOf } from './netns-harness.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'nl-client-'));
@@ -167,32 +159,7 @@ describe('a daemon without pools or network blocks', () => {
 
 describe('the bin/ launcher (scripts/link-bins.mjs)', () => {
   it('runs the client verbs from the snapshot and everything else from the bundle', () => {
-    // A workspace of one app: link-bins writes <root>/bin from <root>/apps/*/package.json.
-    const root = join(dir, 'ws');
-    const app = join(root, 'apps', 'device-daemon');
-    mkdirSync(join(app, 'dist'), { recursive: true });
-    mkdirSync(join(root, 'scripts'));
-    copyFileSync(join(APP_DIR, '../../scripts/link-bins.mjs'), join(root, 'scripts/link-bins.mjs'));
-    const pkg = JSON.parse(readFileSync(join(APP_DIR, 'package.json'), 'utf8')) as Record<
-      string,
-      unknown
-    >;
-    writeFileSync(
-      join(app, 'package.json'),
-      JSON.stringify({ ...pkg, bin: { 'netledger-device': 'dist/netledger-device.mjs' } }),
-    );
-    for (const ext of ['mjs', 'snapshot.cjs', 'blob'])
-      symlinkSync(
-        build.bundle.replace(/\.mjs$/, `.${ext}`),
-        join(app, 'dist', `netledger-device.${ext}`),
-      );
-    symlinkSync(join(APP_DIR, 'node_modules'), join(app, 'node_modules'));
-    writeFileSync(join(root, 'package.json'), '{"type":"module"}');
-    const linked = spawnSync(process.execPath, [join(root, 'scripts/link-bins.mjs')], {
-      encoding: 'utf8',
-    });
-    expect(linked.status).toBe(0);
-    const launcher = join(root, 'bin', 'netledger-device');
+    const launcher = linkLauncher(build, join(dir, 'ws'));
     // `sh -x` traces the exec the launcher takes.
     const traced = (...args: string[]) =>
       spawnSync('sh', ['-x', launcher, ...args], {
