@@ -64,13 +64,6 @@ export function leasesOfContainer(book: LeaseBook, container: string): Lease[] {
   return [...book.leases.values()].filter((l) => l.owner === container);
 }
 
-/** A copy of the book with `lease` set (replacing the one with the same key). */
-export function withLease(book: LeaseBook, lease: Lease): LeaseBook {
-  const leases = new Map(book.leases);
-  leases.set(leaseKey(lease), lease);
-  return { leases, cursors: book.cursors };
-}
-
 /** A copy of the book keeping only the leases for which `keep` is true. */
 export function filterLeases(book: LeaseBook, keep: (lease: Lease) => boolean): LeaseBook {
   const leases = new Map([...book.leases].filter(([, l]) => keep(l)));
