@@ -309,11 +309,15 @@ describe('a refused revision', () => {
     expect(await d.start('quiet')).toMatchObject({ lxc: '' });
   });
 
-  it('persists the last good revision only when it changes', async () => {
+  it('persists the last good revision and the leases only when they change', async () => {
     const f = fakeDeps();
     const d = await daemonWith(f);
     await d.apply(files);
+    await d.start('a');
+    const saves = f.store.saves;
     await d.apply(files);
+    await d.start('a');
+    expect(f.store.saves).toBe(saves);
     expect(f.revisions.saves).toBe(1);
     await expect(d.apply(bad)).rejects.toMatchObject({ code: 'InvalidPool' });
     expect(f.revisions.saves).toBe(1);

@@ -1,11 +1,12 @@
 import { applyHostNetwork } from './apply-host-network.js';
 import type { ErrorBody } from './device-error.js';
 import { DeviceError, toErrorBody } from './device-error.js';
+import { samePool } from './diff-pools.js';
 import type { LeaseStore } from './file-lease-store.js';
 import type { RevisionStore } from './file-revision-store.js';
 import type { IpForwarding } from './ip-forwarding.js';
 import type { LeaseBook } from './lease.js';
-import { EMPTY_LEASE_BOOK, filterLeases, leasesOfContainer } from './lease.js';
+import { EMPTY_LEASE_BOOK, filterLeases, leasesOfContainer, sameBook } from './lease.js';
 import type { Clock, Logger } from './logger.js';
 import { createDaemonMetrics } from './metrics.js';
 import type { NatBackend, NatDriver } from './nat-driver.js';
@@ -154,9 +155,17 @@ export function createDeviceDaemon(deps: DeviceDaemonDeps): DeviceDaemon {
     return next;
   }
 
+  /** Saves a new state before it takes effect; an unchanged one is not written again (flash wear). */
   async function persist(nextBook: LeaseBook, nextPools: PoolRegistry): Promise<void> {
     if (nextBook === book && nextPools === hostPools) return;
-    await deps.store.save({ pools: nextPools, book: nextBook });
+    const unchanged =
+      sameBook(nextBook, book) &&
+      nextPools.size === hostPools.size &&
+      [...nextPools].every(([name, p]) => {
+        const before = hostPools.get(name);
+        return before !== undefined && samePool(before, p);
+      });
+    if (!unchanged) await deps.store.save({ pools: nextPools, book: nextBook });
     book = nextBook;
     hostPools = nextPools;
   }

@@ -69,3 +69,15 @@ export function filterLeases(book: LeaseBook, keep: (lease: Lease) => boolean): 
   const leases = new Map([...book.leases].filter(([, l]) => keep(l)));
   return leases.size === book.leases.size ? book : { leases, cursors: book.cursors };
 }
+
+/** True when two books hold the same leases (by key, address, MAC and kind) and the same cursors. */
+export function sameBook(a: LeaseBook, b: LeaseBook): boolean {
+  if (a === b) return true;
+  if (a.leases.size !== b.leases.size || a.cursors.size !== b.cursors.size) return false;
+  for (const [key, v] of a.cursors) if (b.cursors.get(key) !== v) return false;
+  for (const [key, l] of a.leases) {
+    const o = b.leases.get(key);
+    if (o === undefined || o.ip !== l.ip || o.mac !== l.mac || o.kind !== l.kind) return false;
+  }
+  return true;
+}
