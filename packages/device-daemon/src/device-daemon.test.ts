@@ -159,6 +159,9 @@ describe('createDeviceDaemon', () => {
       pools: { other: { ...lab, bridge: 'pvbr9', subnet: '10.0.9.0/24', gateway: '10.0.9.1' } },
     });
     await expect(d.apply(bad)).rejects.toMatchObject({ code: 'HostFailure' });
+    expect(
+      f.logger.lines.filter((l) => l.msg.startsWith('host network set-up failed')),
+    ).toHaveLength(1);
     expect(d.pools().map((p) => p.name)).toEqual(['internal', 'lab']);
     expect((await d.start('a')).leases[0]?.address).toBe('10.0.5.3');
   });

@@ -209,7 +209,13 @@ export function createDeviceDaemon(deps: DeviceDaemonDeps): DeviceDaemon {
         diff: plan.diff,
         previous: hostPools,
         pools: rev.pools,
-      }).catch(failed);
+      }).catch((e: unknown) => {
+        if (e instanceof DeviceError)
+          logger.log('error', 'host network set-up failed; the revision in force stays', {
+            error: toErrorBody(e),
+          });
+        return failed(e);
+      });
       natBackend = host.natBackend;
       warnings.push(...host.warnings);
     }

@@ -1,5 +1,6 @@
 // Fake host adapters and in-memory stores for tests (excluded from the build by the test-* pattern).
 import type { DeviceDaemonDeps } from './device-daemon.js';
+import { DeviceError } from './device-error.js';
 import type { LeaseStore } from './file-lease-store.js';
 import type { RevisionStore } from './file-revision-store.js';
 import type { PersistedState } from './lease-codec.js';
@@ -71,7 +72,7 @@ export function fakeDeps(
   const bridges: BridgeDriver = {
     async ensureBridge(a) {
       if (a.bridge === opts.failBridge)
-        throw Object.assign(new Error('boom'), { code: 'HostFailure' });
+        throw new DeviceError('HostFailure', `netlink create bridge ${a.bridge}: errno 1`);
       host.push(`ensure ${a.bridge}${a.addresses.map((x) => `/${x.prefix}`).join('')}`);
     },
     async removeAddress(a) {
