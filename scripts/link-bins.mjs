@@ -4,7 +4,9 @@
 // A bundle with a V8 start-up snapshot entry beside it (dist/<name>.snapshot.cjs and the blob built
 // from it, dist/<name>.blob; see apps/cni-plugin/build.mjs) gets a launcher that starts Node from
 // the snapshot when it can, with the V8 flags the app's package.json lists in "snapshotFlags" (a
-// blob only loads with the flags it was built with).
+// blob only loads with the flags it was built with). An app whose snapshot serves some of its
+// verbs only lists them in "snapshotVerbs": the launcher uses the snapshot when the first argument
+// is one of them, and the bundle otherwise.
 import {
   readdirSync,
   readFileSync,
@@ -55,18 +57,21 @@ function usableSnapshot(bundle, flags) {
  * snapshot when it loads: the blob exists, the Node binary is the one it was checked with (same
  * mtime; a snapshot refuses to load in another V8 version, exit status 14) and
  * NODE_OPTIONS is empty (V8 flags such as --max-old-space-size make a snapshot unloadable too).
- * Otherwise, or run as `node <launcher>`, Node imports the bundle. Both paths exec, so the runtime
- * that started the launcher is signalling and waiting on Node itself.
+ * With `verbs`, only when the first argument is one of them. Otherwise, or run as
+ * `node <launcher>`, Node imports the bundle. Both paths exec, so the runtime that started the
+ * launcher is signalling and waiting on Node itself.
  */
-function snapshotLauncher(blob, flags, importLine) {
+function snapshotLauncher(blob, flags, importLine, verbs) {
   const node = process.execPath;
-  for (const word of [node, blob, ...flags]) {
+  for (const word of [node, blob, ...flags, ...(verbs ?? [])]) {
     if (!/^[\w./+=-]+$/.test(word)) throw new Error(`${word}: cannot quote this word for sh`);
   }
+  const snapshot =
+    `[ -z "$NODE_OPTIONS" ] && [ -r "$b" ] && [ ! "$n" -nt "$b" ] && [ ! "$n" -ot "$b" ] && ` +
+    `exec "$n" ${flags.map((f) => `${f} `).join('')}--snapshot-blob "$b" "$0" "$@"; `;
   const sh =
     `n=${node} b=${blob}; ` +
-    `[ -z "$NODE_OPTIONS" ] && [ -r "$b" ] && [ ! "$n" -nt "$b" ] && [ ! "$n" -ot "$b" ] && ` +
-    `exec "$n" ${flags.map((f) => `${f} `).join('')}--snapshot-blob "$b" "$0" "$@"; ` +
+    (verbs === undefined ? snapshot : `case "$1" in ${verbs.join('|')}) ${snapshot}esac; `) +
     `exec node "$0" "$@"`;
   // `':'` is an expression statement to JavaScript and the no-op builtin to sh; the rest of the
   // line is a comment to JavaScript.
@@ -83,6 +88,7 @@ for (const app of apps) {
   const pkg = JSON.parse(readFileSync(pkgPath, 'utf8'));
   const bins = pkg.bin ?? {};
   const snapshotFlags = pkg.snapshotFlags ?? [];
+  const snapshotVerbs = pkg.snapshotVerbs;
   for (const [name, rel] of Object.entries(bins)) {
     const src = join(appsDir, app, rel);
     if (!existsSync(src))
@@ -95,7 +101,7 @@ for (const app of apps) {
     writeFileSync(
       target,
       blob
-        ? snapshotLauncher(blob, snapshotFlags, importLine)
+        ? snapshotLauncher(blob, snapshotFlags, importLine, snapshotVerbs)
         : `#!/usr/bin/env node\n${importLine}`,
     );
     chmodSync(target, 0o755);

@@ -1,10 +1,8 @@
 // netledger-device: parse argv, build adapters, call @netledger/device-daemon, map errors to exit codes.
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import {
   DeviceError,
   checkRevision,
-  createDeviceClient,
   createJsonLogger,
   parseNetworkBlock,
   readRevisionDir,
@@ -12,70 +10,36 @@ import {
   runDeviceServer,
 } from '@netledger/device-daemon';
 import type { LogLevel } from '@netledger/device-daemon';
+import type { CommandLine } from './cli.js';
+import {
+  DEFAULT_SOCKET,
+  parseCommandLine,
+  printValue,
+  reportFailure,
+  USAGE,
+  UsageError,
+} from './cli.js';
+import { CLIENT_VERBS, runClientVerb } from './client-verbs.js';
 
-const USAGE = `usage:
-  netledger-device serve --state DIR --data-dir DIR --socket PATH [--log-level debug|info|warn|error]
-  netledger-device check --state DIR
-  netledger-device render-args --args ARGS.json [--name CONTAINER]
-  netledger-device apply [--state DIR] [--socket PATH]
-  netledger-device start|stop|teardown NAME [--socket PATH] [--json]
-  netledger-device leases|pools|health|metrics [--socket PATH]`;
-
-const DEFAULT_SOCKET = '/run/netledger/device.sock';
-
-/** Exit codes: 0 ok, 1 refused or invalid, 2 usage, 3 daemon unreachable or host failure. */
-function exitCodeOf(e: DeviceError): number {
-  return e.code === 'DaemonUnavailable' ||
-    e.code === 'HostFailure' ||
-    e.code === 'LeaseStoreCorrupt'
-    ? 3
-    : 1;
-}
-
-class UsageError extends Error {}
-
-function print(value: unknown): void {
-  process.stdout.write(typeof value === 'string' ? value : JSON.stringify(value, null, 2) + '\n');
-}
-
-async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      state: { type: 'string' },
-      'data-dir': { type: 'string' },
-      socket: { type: 'string' },
-      args: { type: 'string' },
-      name: { type: 'string' },
-      'log-level': { type: 'string' },
-      json: { type: 'boolean' },
-      help: { type: 'boolean' },
-    },
-  });
-  const [verb, target, ...extra] = positionals;
+async function main(cli: CommandLine): Promise<number> {
+  const { verb, values } = cli;
   if (values.help === true || verb === undefined) {
-    print(USAGE + '\n');
+    printValue(USAGE + '\n');
     return verb === undefined && values.help !== true ? 2 : 0;
   }
-  const socketPath = values.socket ?? DEFAULT_SOCKET;
-  const needName = (): string => {
-    if (target === undefined || extra.length > 0)
-      throw new UsageError(`${verb} takes exactly one container name`);
-    return target;
-  };
+  if (CLIENT_VERBS.has(verb)) return runClientVerb(cli);
   switch (verb) {
     case 'serve':
       return serve({
         state: values.state,
         dataDir: values['data-dir'],
-        socketPath,
+        socketPath: values.socket ?? DEFAULT_SOCKET,
         level: values['log-level'],
       });
     case 'check': {
       if (values.state === undefined) throw new UsageError('check needs --state DIR');
       const report = checkRevision(await readRevisionDir(values.state));
-      print(report);
+      printValue(report);
       return report.ok ? 0 : 1;
     }
     case 'render-args': {
@@ -95,51 +59,9 @@ async function main(argv: string[]): Promise<number> {
       }
       const block = renderNetworkArgs(args as Record<string, unknown>, { container: name });
       if (block !== undefined) parseNetworkBlock(block, { container: name });
-      print(block === undefined ? {} : { network: block });
+      printValue(block === undefined ? {} : { network: block });
       return 0;
     }
-    default:
-      return client(verb, {
-        socketPath,
-        name: needName,
-        state: values.state,
-        json: values.json === true,
-      });
-  }
-}
-
-async function client(
-  verb: string,
-  opts: { socketPath: string; name: () => string; state: string | undefined; json: boolean },
-): Promise<number> {
-  const c = createDeviceClient({ socketPath: opts.socketPath });
-  switch (verb) {
-    case 'apply':
-      print(await c.apply(opts.state));
-      return 0;
-    case 'start': {
-      const r = await c.start(opts.name());
-      print(opts.json ? r : r.lxc);
-      return 0;
-    }
-    case 'stop':
-      print(await c.stop(opts.name()));
-      return 0;
-    case 'teardown':
-      print(await c.teardown(opts.name()));
-      return 0;
-    case 'leases':
-      print(await c.leases());
-      return 0;
-    case 'pools':
-      print(await c.pools());
-      return 0;
-    case 'health':
-      print(await c.health());
-      return 0;
-    case 'metrics':
-      print(await c.metrics());
-      return 0;
     default:
       throw new UsageError(`unknown verb ${verb}`);
   }
@@ -182,23 +104,11 @@ async function serve(opts: {
   return 0;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (e: unknown) => {
-    if (
-      e instanceof UsageError ||
-      (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') === true
-    ) {
-      process.stderr.write(`netledger-device: ${(e as Error).message}\n${USAGE}\n`);
-      process.exitCode = 2;
-    } else if (e instanceof DeviceError) {
-      process.stderr.write(`netledger-device: ${e.code}: ${e.message}\n`);
-      process.exitCode = exitCodeOf(e);
-    } else {
-      process.stderr.write(`netledger-device: ${(e as Error).message ?? String(e)}\n`);
-      process.exitCode = 3;
-    }
-  },
-);
+let json = false;
+try {
+  const cli = parseCommandLine(process.argv.slice(2));
+  json = cli.json;
+  process.exitCode = await main(cli);
+} catch (e) {
+  process.exitCode = reportFailure(e, json);
+}

@@ -3,16 +3,25 @@
 import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createDeviceClient } from '@netledger/device-daemon';
+import { join } from 'node:path';
+import { createDeviceClient } from '@netledger/device-daemon/client';
 import { createNetnsPool, requireNetnsTools } from '@netledger/testkit';
+import { buildApp } from './build-app.js';
 
-const APP_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** The executable bundled for one test file (each file its own, so parallel files do not race). */
 export let BUNDLE = '';
+/** How the client verbs run from that build's start-up snapshot (as the launcher runs them). */
+export let SNAPSHOT_ARGV: readonly string[] = [];
 
 const TOOLS: Record<string, string> = {
   ip: 'iproute2',
@@ -26,17 +35,11 @@ export function requirePrerequisites(): void {
   requireNetnsTools(TOOLS);
 }
 
-/** Bundles the app the way `pnpm build` does, under a test-specific name, and sets {@link BUNDLE}. */
+/** Builds the app the way `pnpm build` does, under a test-specific name; sets {@link BUNDLE} and {@link SNAPSHOT_ARGV}. */
 export function bundleApp(name: string): void {
-  BUNDLE = join(APP_DIR, 'dist', `${name}.mjs`);
-  execFileSync(
-    process.execPath,
-    ['../../scripts/bundle-app.mjs', 'src/main.ts', name, '--external', 'netlink'],
-    {
-      cwd: APP_DIR,
-      stdio: 'pipe',
-    },
-  );
+  const build = buildApp(name);
+  BUNDLE = build.bundle;
+  SNAPSHOT_ARGV = build.snapshotArgv;
 }
 
 /** Runs a command (argument array), returning stdout; throws with stderr on failure. */
@@ -144,11 +147,17 @@ export function createHarness() {
   };
 }
 
+/** Reads `lxc.net.0.*` values out of the emitted LXC config text; undefined when absent. */
+export function lxcValueIf(lxc: string, key: string): string | undefined {
+  const line = lxc.split('\n').find((l) => l.startsWith(`${key} = `));
+  return line?.slice(key.length + 3);
+}
+
 /** Reads `lxc.net.0.*` values out of the emitted LXC config text. */
 export function lxcValue(lxc: string, key: string): string {
-  const line = lxc.split('\n').find((l) => l.startsWith(`${key} = `));
-  if (line === undefined) throw new Error(`no ${key} in:\n${lxc}`);
-  return line.slice(key.length + 3);
+  const value = lxcValueIf(lxc, key);
+  if (value === undefined) throw new Error(`no ${key} in:\n${lxc}`);
+  return value;
 }
 
 /** Wires a "container" namespace to a bridge in `hostNs` the way LXC would, from the emitted config. */
@@ -185,7 +194,40 @@ export function wireContainer(args: {
     'up',
   ]);
   run('ip', ['-n', c, 'link', 'set', name, 'address', lxcValue(lxc, 'lxc.net.0.hwaddr')]);
-  run('ip', ['-n', c, 'addr', 'add', lxcValue(lxc, 'lxc.net.0.ipv4.address'), 'dev', name]);
+  const v4 = lxcValueIf(lxc, 'lxc.net.0.ipv4.address');
+  const v6 = lxcValueIf(lxc, 'lxc.net.0.ipv6.address');
+  if (v4 !== undefined) run('ip', ['-n', c, 'addr', 'add', v4, 'dev', name]);
+  // nodad: usable at once, as LXC's own address is (no fixed wait for DAD in a test).
+  if (v6 !== undefined) run('ip', ['-n', c, '-6', 'addr', 'add', v6, 'dev', name, 'nodad']);
   run('ip', ['-n', c, 'link', 'set', name, 'up']);
-  run('ip', ['-n', c, 'route', 'add', 'default', 'via', lxcValue(lxc, 'lxc.net.0.ipv4.gateway')]);
+  if (v4 !== undefined)
+    run('ip', ['-n', c, 'route', 'add', 'default', 'via', lxcValue(lxc, 'lxc.net.0.ipv4.gateway')]);
+  if (v6 !== undefined) {
+    const gw = lxcValue(lxc, 'lxc.net.0.ipv6.gateway');
+    run('ip', ['-n', c, '-6', 'route', 'add', 'default', 'via', gw]);
+  }
+}
+
+/** The netlink sockets (by protocol number) among a process's open descriptors, matched by inode. */
+export function netlinkSocketsOf(pid: number): number[] {
+  const rows = readFileSync(`/proc/${pid}/net/netlink`, 'utf8').split('\n').slice(1);
+  const protocols = new Map(
+    rows
+      .filter((l) => l.trim() !== '')
+      .map((l) => {
+        const cols = l.trim().split(/\s+/);
+        return [cols.at(-1) ?? '', Number(cols[1])] as const;
+      }),
+  );
+  return readdirSync(`/proc/${pid}/fd`).flatMap((fd) => {
+    let target: string;
+    try {
+      target = readlinkSync(`/proc/${pid}/fd/${fd}`);
+    } catch {
+      return []; // closed meanwhile
+    }
+    const m = /^socket:\[(\d+)\]$/.exec(target);
+    const protocol = m === null ? undefined : protocols.get(m[1] ?? '');
+    return protocol === undefined ? [] : [protocol];
+  });
 }

@@ -1,35 +1,48 @@
 // Network tests: every host change happens inside throwaway namespaces made here.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
 import {
   BUNDLE,
   bundleApp,
   createHarness,
   lxcValue,
+  netlinkSocketsOf,
   requirePrerequisites,
   run,
+  SNAPSHOT_ARGV,
   wireContainer,
 } from './netns-harness.js';
 
 const h = createHarness();
 const cli = (...args: string[]) => run(process.execPath, [BUNDLE, ...args]);
+/** `start` as an LXC hook runs it through the launcher: from the client start-up snapshot. */
+const startHook = (name: string, socket: string) =>
+  run(process.execPath, [...SNAPSHOT_ARGV, 'start', name, '--socket', socket]);
+const NETLINK_ROUTE = 0;
 
 interface AddrInfo {
   ifname: string;
   flags: string[];
-  addr_info: { family: string; local: string; prefixlen: number }[];
+  addr_info: {
+    family: string;
+    local: string;
+    prefixlen: number;
+    nodad?: boolean;
+    tentative?: boolean;
+  }[];
 }
 function links(ns: string): AddrInfo[] {
   return JSON.parse(run('ip', ['-n', ns, '-j', 'addr', 'show'])) as AddrInfo[];
 }
-function masqueradeRules(ns: string): number {
+function masqueradeRules(ns: string, family: 'ip' | 'ip6' = 'ip'): number {
   const out = JSON.parse(run('ip', ['netns', 'exec', ns, 'nft', '-j', 'list', 'ruleset'])) as {
-    nftables: Record<string, unknown>[];
+    nftables: { rule?: { family: string } }[];
   };
   return out.nftables.filter(
-    (o) => o['rule'] !== undefined && JSON.stringify(o['rule']).includes('"masquerade"'),
+    (o) => o.rule?.family === family && JSON.stringify(o.rule).includes('"masquerade"'),
   ).length;
 }
 
@@ -117,6 +130,7 @@ describe('netledger-device in a network namespace', () => {
     });
     const d = await h.daemon({ ns, state, data: join(h.tmp, 'data-none'), path: bin });
     expect(d.log()).toMatch(/"level":"warn".*neither nftables \(nft\) nor iptables/);
+    expect(d.log()).not.toContain('NAT set up');
     const lxc = cli('start', 'app', '--socket', d.socket);
     wireContainer({ hostNs: ns, containerNs: c, lxc, hostVeth: 'veth-app' });
     run('ip', [
@@ -146,7 +160,7 @@ describe('netledger-device in a network namespace', () => {
       },
     });
     const d = await h.daemon({ ns: host, state, data: join(h.tmp, 'data-e2e') });
-    const lxc = cli('start', 'app', '--socket', d.socket);
+    const lxc = startHook('app', d.socket);
     const lease = (await d.client.leases()).leases.find((l) => l.owner === 'app')!;
     expect(lxcValue(lxc, 'lxc.net.0.ipv4.address')).toBe(`${lease.address}/24`);
     expect(lxcValue(lxc, 'lxc.net.0.hwaddr')).toBe(lease.mac);
@@ -222,6 +236,132 @@ describe('netledger-device in a network namespace', () => {
     const d2 = await h.daemon({ ns, state, data });
     for (const n of ['s', ...names].reverse()) await d2.client.start(n);
     expect((await d2.client.leases()).leases).toEqual(before);
+    await d2.kill();
+  });
+
+  it('opens no netlink socket without pools or network blocks, and one once a pool needs it', async () => {
+    const ns = h.netns('zero');
+    const state = h.state('zero', { containers: { plain: {} } });
+    const d = await h.daemon({ ns, state, data: join(h.tmp, 'data-zero') });
+    startHook('plain', d.socket);
+    expect(netlinkSocketsOf(d.child.pid!)).toEqual([]);
+    expect(run('ip', ['netns', 'exec', ns, 'nft', 'list', 'ruleset']).trim()).toBe('');
+    // Control: the same daemon, given a pool, opens its rtnetlink socket.
+    cli('apply', '--state', h.state('zero2', { pools: { lab: pools.lab } }), '--socket', d.socket);
+    expect(netlinkSocketsOf(d.child.pid!)).toEqual([NETLINK_ROUTE]);
+    await d.kill();
+  });
+
+  it('gives a container an IPv6 address on a dual-stack pool: it pings its IPv6 gateway, NAT66 when asked', async () => {
+    const host = h.netns('v6');
+    const c = h.netns('v6-c');
+    const c6 = h.netns('v6-c6');
+    const state = h.state('v6', {
+      pools: {
+        dual: { ...pools.internal, subnet6: 'fd00:77::/64', gateway6: 'fd00:77::1', nat6: true },
+        only6: { bridge: 'nlbr6', subnet6: 'fd00:78::/120', gateway6: 'fd00:78::fe' },
+      },
+      containers: {
+        app: { network: { pool: 'dual' } },
+        six: { network: { pool: 'only6', interfaces: [{ ipv6_address: 'fd00:78::50' }] } },
+        legacy: { lxc: 'lxc.net.0.ipv6.address = fd00:77::2/64' },
+      },
+    });
+    const d = await h.daemon({ ns: host, state, data: join(h.tmp, 'data-v6') });
+    // Both gateways on the bridge; the IPv6 one usable at once (not tentative).
+    const bridge = links(host).find((l) => l.ifname === 'nlbr0')!;
+    const v6 = bridge.addr_info.find((a) => a.family === 'inet6' && a.local === 'fd00:77::1');
+    expect(v6).toMatchObject({ prefixlen: 64, nodad: true });
+    expect(v6).not.toHaveProperty('tentative');
+    expect(bridge.addr_info.some((a) => a.local === '10.77.0.1')).toBe(true);
+    expect(masqueradeRules(host, 'ip')).toBe(1);
+    expect(masqueradeRules(host, 'ip6')).toBe(1);
+    expect(
+      run('ip', ['netns', 'exec', host, 'sysctl', '-n', 'net.ipv6.conf.all.forwarding']).trim(),
+    ).toBe('1');
+
+    const lxc = startHook('app', d.socket);
+    // fd00:77::2 is baked into legacy's config: reserved, so app gets ::3.
+    expect(lxcValue(lxc, 'lxc.net.0.ipv6.address')).toBe('fd00:77::3/64');
+    expect(lxcValue(lxc, 'lxc.net.0.ipv6.gateway')).toBe('fd00:77::1');
+    wireContainer({ hostNs: host, containerNs: c, lxc, hostVeth: 'veth-app' });
+    run('ip', ['netns', 'exec', c, 'ping', '-6', '-c', '1', '-W', '2', 'fd00:77::1']);
+    run('ip', ['netns', 'exec', c, 'ping', '-c', '1', '-W', '2', '10.77.0.1']);
+
+    const lxc6 = startHook('six', d.socket);
+    expect(lxc6).not.toContain('ipv4');
+    expect(lxcValue(lxc6, 'lxc.net.0.ipv6.address')).toBe('fd00:78::50/120');
+    wireContainer({ hostNs: host, containerNs: c6, lxc: lxc6, hostVeth: 'veth-six' });
+    run('ip', ['netns', 'exec', c6, 'ping', '-6', '-c', '1', '-W', '2', 'fd00:78::fe']);
+    const leases = (await d.client.leases()).leases.filter((l) => l.owner === 'app');
+    expect(leases.map((l) => [l.family, l.address])).toEqual([
+      [4, '10.77.0.2'],
+      [6, 'fd00:77::3'],
+    ]);
+    await d.kill();
+  });
+
+  it('boots on a refused revision by serving the previous one: bridges and NAT back after a reboot, unaffected starts served', async () => {
+    const ns = h.netns('boot');
+    const c = h.netns('boot-c');
+    const containers = {
+      app: { network: { pool: 'internal' } },
+      plain: { network: { pool: 'lab' } },
+    };
+    const state = h.state('boot', {
+      pools: { internal: pools.internal, lab: pools.lab },
+      containers,
+    });
+    const data = join(h.tmp, 'data-boot');
+    const d1 = await h.daemon({ ns, state, data });
+    const app = (await d1.client.start('app')).leases[0];
+    const plain = (await d1.client.start('plain')).leases[0];
+    await d1.kill();
+    // A "reboot": the kernel state is gone; the revision on disk now breaks the internal pool.
+    run('ip', ['-n', ns, 'link', 'del', 'nlbr0']);
+    run('ip', ['-n', ns, 'link', 'del', 'nlbr1']);
+    run('ip', ['netns', 'exec', ns, 'nft', 'flush', 'ruleset']);
+    writeFileSync(
+      join(state, 'device.json'),
+      JSON.stringify({
+        network: {
+          pools: { internal: { ...pools.internal, subnet: '10.77.0.0/33' }, lab: pools.lab },
+        },
+      }),
+    );
+    const d2 = await h.daemon({ ns, state, data });
+    expect(await d2.client.health()).toMatchObject({
+      ok: true,
+      revision: true,
+      refused: { code: 'InvalidPool', field: 'network.pools.internal.subnet' },
+    });
+    // The last good revision is on the host again.
+    expect(links(ns).map((l) => l.ifname)).toEqual(expect.arrayContaining(['nlbr0', 'nlbr1']));
+    expect(masqueradeRules(ns)).toBe(1);
+    // A start on the unchanged pool is served with its old address, and it works.
+    const lxc = startHook('plain', d2.socket);
+    expect(lxcValue(lxc, 'lxc.net.0.ipv4.address')).toBe(`${plain?.address}/24`);
+    wireContainer({ hostNs: ns, containerNs: c, lxc, hostVeth: 'veth-plain' });
+    run('ip', ['netns', 'exec', c, 'ping', '-c', '1', '-W', '2', '10.78.0.1']);
+    // A start on the pool the refused revision changes is refused, and keeps its lease.
+    const refused = spawnSync(
+      process.execPath,
+      [...SNAPSHOT_ARGV, 'start', 'app', '--socket', d2.socket, '--output', 'json'],
+      { encoding: 'utf8' },
+    );
+    expect(refused.status).toBe(1);
+    expect(JSON.parse(refused.stdout)).toMatchObject({ error: { code: 'RevisionRefused' } });
+    expect((await d2.client.leases()).leases.find((l) => l.owner === 'app')).toEqual(app);
+    expect(await d2.client.metrics()).toContain('netledger_device_revision_refused 1');
+    expect(d2.log().match(/revision refused/g)).toHaveLength(1);
+    // Fixing the revision brings it in.
+    writeFileSync(
+      join(state, 'device.json'),
+      JSON.stringify({ network: { pools: { internal: pools.internal, lab: pools.lab } } }),
+    );
+    cli('apply', '--socket', d2.socket);
+    expect(await d2.client.health()).not.toHaveProperty('refused');
+    expect(startHook('app', d2.socket)).toContain(`${app?.address}/24`);
     await d2.kill();
   });
 });

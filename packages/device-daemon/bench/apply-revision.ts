@@ -8,8 +8,9 @@ import { join } from 'node:path';
 import { createDeviceClient } from '../src/device-client.js';
 import { createDeviceDaemon } from '../src/device-daemon.js';
 import { createFileLeaseStore } from '../src/file-lease-store.js';
+import { createFileRevisionStore } from '../src/file-revision-store.js';
 import { createHttpApi } from '../src/http-api.js';
-import { createMemoryLogger } from '../src/logger.js';
+import { createMemoryLogger } from '../src/test-fakes.js';
 import { benchRevision, NULL_BRIDGES, NULL_NAT } from './fixtures.js';
 
 /** One figure, in the shape scripts/bench.mjs collects from $NETLEDGER_BENCH_DIR. */
@@ -46,8 +47,10 @@ let seq = 0;
 
 function daemon() {
   const logger = createMemoryLogger();
+  const dir = join(tmp, `data-${seq++}`);
   const d = createDeviceDaemon({
-    store: createFileLeaseStore({ dir: join(tmp, `data-${seq++}`) }),
+    store: createFileLeaseStore({ dir }),
+    revisions: createFileRevisionStore({ dir }),
     bridges: NULL_BRIDGES,
     nat: NULL_NAT,
     forwarding: { enable: async () => undefined },
@@ -122,7 +125,7 @@ writeBenchResults({
   title: 'Device daemon: apply a revision with 4 pools and 250 containers',
   command: 'pnpm --filter @netledger/device-daemon bench',
   notes:
-    'Daemon core with the real file lease store (temp file, fsync, rename, fsync of the directory on every change) and null host adapters; memory measured after GC in a fresh process with the HTTP API on a unix socket and 250 leases held. Real bridges and nft: apps/device-daemon/bench/netns-apply.sh (root).',
+    'Daemon core with the real file stores (leases: temp file, fsync, rename, fsync of the directory on every change; the last good revision: the same, once per apply that changes it) and null host adapters; memory measured after GC in a fresh process with the HTTP API on a unix socket and 250 leases held. Real bridges and nft: apps/device-daemon/bench/netns-apply.sh (root).',
   results: [
     ms('apply revision, fresh daemon, p50 (30 runs)', percentile(apply, 50)),
     ms('apply revision, fresh daemon, max (30 runs)', apply[apply.length - 1] ?? NaN),

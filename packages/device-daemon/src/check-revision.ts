@@ -1,4 +1,5 @@
-import { DeviceError } from './device-error.js';
+import type { ErrorBody } from './device-error.js';
+import { DeviceError, toErrorBody } from './device-error.js';
 import { EMPTY_LEASE_BOOK } from './lease.js';
 import { planRevision } from './plan-revision.js';
 import { planStart } from './plan-start.js';
@@ -13,14 +14,14 @@ import { parseRevision } from './revision.js';
 export interface CheckReport {
   readonly ok: boolean;
   /** Set when the revision as a whole is refused (device.json). */
-  readonly error: { readonly code: string; readonly message: string } | undefined;
+  readonly error: ErrorBody | undefined;
   readonly pools: readonly PoolSpec[];
   readonly reservations: readonly BakedReservation[];
   readonly containers: readonly {
     readonly name: string;
     readonly mode: string;
     readonly lxc?: string;
-    readonly error?: { readonly code: string; readonly message: string };
+    readonly error?: ErrorBody;
   }[];
 }
 
@@ -38,7 +39,7 @@ export function checkRevision(files: RevisionFiles): CheckReport {
     if (!(e instanceof DeviceError)) throw e;
     return {
       ok: false,
-      error: { code: e.code, message: e.message },
+      error: toErrorBody(e),
       pools: [],
       reservations: [],
       containers: [],
@@ -61,7 +62,7 @@ export function checkRevision(files: RevisionFiles): CheckReport {
       containers.push({
         name: entry.name,
         mode: entry.network.mode,
-        error: { code: e.code, message: e.message },
+        error: toErrorBody(e),
       });
     }
   }

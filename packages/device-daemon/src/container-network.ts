@@ -1,9 +1,12 @@
+import type { IpFamily } from './address.js';
+
 /** How a container attaches to the network: IPAM pool, the host's netns, or left alone. */
 export type NetworkMode = 'pool' | 'host' | 'none';
 
-/** A static IPv4 address asked for in run.json (`ipv4_address` or the flat `ip`). */
+/** A static address asked for in run.json (`ipv4_address` or the flat `ip`; `ipv6_address`). */
 export interface StaticAddress {
-  readonly ip: number;
+  readonly family: IpFamily;
+  readonly ip: bigint;
   /** The prefix the user wrote, if any; it must match the pool's. */
   readonly prefix: number | undefined;
   readonly text: string;
@@ -13,7 +16,10 @@ export interface StaticAddress {
 export interface InterfaceSpec {
   readonly name: string;
   readonly pool: string;
-  readonly staticAddress: StaticAddress | undefined;
+  /** The static IPv4 address asked for, if any. */
+  readonly static4: StaticAddress | undefined;
+  /** The static IPv6 address asked for, if any. */
+  readonly static6: StaticAddress | undefined;
   readonly mac: string | undefined;
 }
 

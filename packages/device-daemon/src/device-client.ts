@@ -1,7 +1,7 @@
-import { request } from 'node:http';
-import type { ApplyReport, StartReport } from './device-daemon.js';
-import type { DeviceErrorCode } from './device-error.js';
+import type { ApplyReport, HealthReport, StartReport } from './device-daemon.js';
+import type { ErrorBody } from './device-error.js';
 import { DeviceError } from './device-error.js';
+import { requestOverUnixSocket } from './unix-http.js';
 import type { LeaseView, PoolView } from './views.js';
 
 /** A client of the daemon's API over its unix socket. Errors come back as `DeviceError`s. */
@@ -12,60 +12,35 @@ export interface DeviceClient {
   teardown(container: string): Promise<{ container: string; released: LeaseView[] }>;
   leases(): Promise<{ leases: LeaseView[] }>;
   pools(): Promise<{ pools: PoolView[] }>;
-  health(): Promise<{ ok: boolean; revision: boolean; leases: number; running: string[] }>;
+  health(): Promise<HealthReport>;
   metrics(): Promise<string>;
 }
 
-function call(
-  socketPath: string,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const req = request(
-      {
-        socketPath,
-        method,
-        path,
-        headers: payload === undefined ? {} : { 'content-type': 'application/json' },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => (text += d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-        res.on('error', reject);
-      },
-    );
-    req.on('error', (e) =>
-      reject(
-        new DeviceError(
-          'DaemonUnavailable',
-          `cannot reach the daemon at ${socketPath}: ${e.message}`,
-        ),
-      ),
-    );
-    req.end(payload);
-  });
-}
-
-/** Creates a client for the daemon listening on `socketPath`. */
+/**
+ * Creates a client for the daemon listening on `socketPath`. Every call is one request on a fresh
+ * connection; a refusal comes back as the daemon's `DeviceError` (`code`, `message`, `field`), an
+ * unreachable or unreadable daemon as `DaemonUnavailable`.
+ */
 export function createDeviceClient(opts: { readonly socketPath: string }): DeviceClient {
   async function json<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const { status, text } = await call(opts.socketPath, method, path, body);
+    const answer = await requestOverUnixSocket({
+      socketPath: opts.socketPath,
+      method,
+      path,
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
     let parsed: unknown;
     try {
-      parsed = JSON.parse(text);
+      parsed = JSON.parse(answer.body);
     } catch {
-      throw new DeviceError('DaemonUnavailable', `daemon answered ${status} with non-JSON`);
+      throw new DeviceError('DaemonUnavailable', `daemon answered ${answer.status} with non-JSON`);
     }
-    if (status >= 200 && status < 300) return parsed as T;
-    const err = (parsed as { error?: { code?: DeviceErrorCode; message?: string } }).error;
+    if (answer.status >= 200 && answer.status < 300) return parsed as T;
+    const err = (parsed as { error?: Partial<ErrorBody> }).error;
     throw new DeviceError(
       err?.code ?? 'DaemonUnavailable',
-      err?.message ?? `daemon answered ${status}`,
+      err?.message ?? `daemon answered ${answer.status}`,
+      { field: err?.field },
     );
   }
   const op = (name: string, verb: string) => `/v1/containers/${encodeURIComponent(name)}/${verb}`;
@@ -79,9 +54,14 @@ export function createDeviceClient(opts: { readonly socketPath: string }): Devic
     pools: () => json('GET', '/v1/pools'),
     health: () => json('GET', '/v1/health'),
     async metrics() {
-      const { status, text } = await call(opts.socketPath, 'GET', '/metrics');
-      if (status !== 200) throw new DeviceError('DaemonUnavailable', `daemon answered ${status}`);
-      return text;
+      const answer = await requestOverUnixSocket({
+        socketPath: opts.socketPath,
+        method: 'GET',
+        path: '/metrics',
+      });
+      if (answer.status !== 200)
+        throw new DeviceError('DaemonUnavailable', `daemon answered ${answer.status}`);
+      return answer.body;
     },
   };
 }

@@ -1,27 +1,35 @@
-import { DeviceError } from './device-error.js';
+import { applyHostNetwork } from './apply-host-network.js';
+import type { ErrorBody } from './device-error.js';
+import { DeviceError, toErrorBody } from './device-error.js';
+import { samePool } from './diff-pools.js';
 import type { LeaseStore } from './file-lease-store.js';
+import type { RevisionStore } from './file-revision-store.js';
 import type { IpForwarding } from './ip-forwarding.js';
 import type { LeaseBook } from './lease.js';
-import { EMPTY_LEASE_BOOK, filterLeases } from './lease.js';
+import { EMPTY_LEASE_BOOK, filterLeases, leasesOfContainer, sameBook } from './lease.js';
 import type { Clock, Logger } from './logger.js';
-import type { DaemonCounters } from './metrics.js';
-import { createCounters, renderMetrics } from './metrics.js';
+import { createDaemonMetrics } from './metrics.js';
 import type { NatBackend, NatDriver } from './nat-driver.js';
 import type { BridgeDriver } from './netlink-bridge-driver.js';
 import { planRevision } from './plan-revision.js';
+import type { StartPlan } from './plan-start.js';
 import { planStart } from './plan-start.js';
 import type { PoolRegistry } from './pool.js';
+import type { AppliedRevision, RefusedRevision } from './refused-revision.js';
+import { assessRefusedRevision, judgeStartUnderRefusal } from './refused-revision.js';
 import { formatLxcNetwork } from './render-lxc-network.js';
 import type { LxcNetworkConfig } from './render-lxc-network.js';
 import type { Revision, RevisionFiles } from './revision.js';
 import { parseRevision } from './revision.js';
-import { applyHostNetwork } from './apply-host-network.js';
+import { encodeRevisionFile } from './revision-codec.js';
 import type { LeaseView, PoolView } from './views.js';
 import { toLeaseView, toPoolViews } from './views.js';
 
 /** The ports the daemon drives; all I/O goes through them. */
 export interface DeviceDaemonDeps {
   readonly store: LeaseStore;
+  /** Where the last good revision is kept, beside the leases. */
+  readonly revisions: RevisionStore;
   readonly bridges: BridgeDriver;
   readonly nat: NatDriver;
   readonly forwarding: IpForwarding;
@@ -37,11 +45,19 @@ export interface ApplyReport {
   readonly containers: readonly {
     readonly name: string;
     readonly mode: string;
-    readonly error?: string;
+    /** Why this container's starts will be refused (its own run.json or lxc config). */
+    readonly error?: ErrorBody;
   }[];
   readonly released: readonly LeaseView[];
   readonly natBackend: NatBackend | undefined;
   readonly warnings: readonly string[];
+}
+
+/** What a boot did: which revision is in force, and the refused one if the offered revision was. */
+export interface BootReport {
+  /** `offered`: the revision given; `last-good`: the persisted one (the offered one was refused or none was given); `none`. */
+  readonly inForce: 'offered' | 'last-good' | 'none';
+  readonly refused: ErrorBody | undefined;
 }
 
 /** The result of a start: the container's leases and the LXC config to inject. */
@@ -53,12 +69,39 @@ export interface StartReport {
   readonly lxc: string;
 }
 
+/** The daemon's health: it serves; whether a revision is in force; a refused revision, if any. */
+export interface HealthReport {
+  readonly ok: true;
+  readonly revision: boolean;
+  readonly leases: number;
+  readonly running: readonly string[];
+  /** Present while the last revision offered is refused: why (the previous one stays in force). */
+  readonly refused?: ErrorBody;
+}
+
 /** The device daemon's operations, serialised: one runs at a time. */
 export interface DeviceDaemon {
-  /** Restores the persisted leases and pools; call once before anything else. */
+  /** Restores the persisted leases, pools and last good revision; call once before anything else. */
   init(): Promise<void>;
-  /** Applies a revision: pools diffed, bridges and NAT set up, leases pruned, reservations redone. */
+  /**
+   * Brings up the host at start-up: applies `files` (the revision on disk); when that revision is
+   * refused (device.json), or none is given, re-applies the last good revision so its bridges and
+   * NAT exist again after a reboot, and keeps serving it. Throws what a failed apply throws
+   * otherwise (`HostFailure`).
+   */
+  boot(files: RevisionFiles | undefined): Promise<BootReport>;
+  /**
+   * Applies a revision: pools diffed, bridges and NAT set up, leases pruned, reservations redone.
+   * A revision refused as a whole (`InvalidDeviceJson`, `InvalidPool`, `UnsupportedPoolType`,
+   * `PoolConflict`) throws, is logged once and reported by `health()` and `/metrics`, and leaves
+   * the revision in force (see `start`); a failed host step (`HostFailure`) leaves it too.
+   */
   apply(files: RevisionFiles): Promise<ApplyReport>;
+  /**
+   * Plans a start and persists its leases before answering. While a revision is refused, a start
+   * that needs what it changes (a changed pool, a new or changed pool-using container) is refused
+   * with `RevisionRefused`; the others are served by the revision in force.
+   */
   start(container: string): Promise<StartReport>;
   /** Marks a container stopped; its leases are kept for the next start. */
   stop(
@@ -70,27 +113,40 @@ export interface DeviceDaemon {
   ): Promise<{ readonly container: string; readonly released: readonly LeaseView[] }>;
   leases(): readonly LeaseView[];
   pools(): readonly PoolView[];
-  health(): {
-    readonly ok: true;
-    readonly revision: boolean;
-    readonly leases: number;
-    readonly running: readonly string[];
-  };
-  metrics(): string;
+  health(): HealthReport;
+  /** The Prometheus text exposition. */
+  metrics(): Promise<string>;
+  /** The Content-Type of {@link DeviceDaemon.metrics}'s text. */
+  readonly metricsContentType: string;
 }
+
+/** The codes that refuse a revision as a whole. */
+const REVISION_REFUSALS: ReadonlySet<string> = new Set([
+  'InvalidDeviceJson',
+  'InvalidPool',
+  'UnsupportedPoolType',
+  'PoolConflict',
+]);
 
 /**
  * Creates the daemon. Every state change is persisted (crash-safe) before it is reported, so an
  * address handed to LXC is never lost by a `kill -9`. Refusals are `DeviceError`s; on a refused
- * start no lease of that attempt survives, on a failed apply the previous revision stays in force.
+ * start no lease of that attempt survives, on a refused or failed apply the revision in force stays.
  */
 export function createDeviceDaemon(deps: DeviceDaemonDeps): DeviceDaemon {
   const { logger } = deps;
   let book: LeaseBook = EMPTY_LEASE_BOOK;
   let hostPools: PoolRegistry = new Map();
-  let revision: Revision | undefined;
+  let current: AppliedRevision | undefined;
+  let savedRevisionText: string | undefined;
+  let refused: RefusedRevision | undefined;
   const running = new Set<string>();
-  const counters: DaemonCounters = createCounters();
+  const metrics = createDaemonMetrics(() => ({
+    pools: toPoolViews(hostPools, book),
+    leases: book.leases.size,
+    rssBytes: deps.memory?.() ?? 0,
+    refused: refused !== undefined,
+  }));
   let queue: Promise<unknown> = Promise.resolve();
 
   function serial<T>(fn: () => Promise<T>): Promise<T> {
@@ -99,16 +155,133 @@ export function createDeviceDaemon(deps: DeviceDaemonDeps): DeviceDaemon {
     return next;
   }
 
+  /** Saves a new state before it takes effect; an unchanged one is not written again (flash wear). */
   async function persist(nextBook: LeaseBook, nextPools: PoolRegistry): Promise<void> {
     if (nextBook === book && nextPools === hostPools) return;
-    await deps.store.save({ pools: nextPools, book: nextBook });
+    const unchanged =
+      sameBook(nextBook, book) &&
+      nextPools.size === hostPools.size &&
+      [...nextPools].every(([name, p]) => {
+        const before = hostPools.get(name);
+        return before !== undefined && samePool(before, p);
+      });
+    if (!unchanged) await deps.store.save({ pools: nextPools, book: nextBook });
     book = nextBook;
     hostPools = nextPools;
   }
 
-  function requireRevision(): Revision {
-    if (revision === undefined) throw new DeviceError('NoRevision', 'no revision applied yet');
-    return revision;
+  function failed(e: unknown): never {
+    if (e instanceof DeviceError) metrics.applyFailures.inc({ code: e.code });
+    throw e;
+  }
+
+  /** Records a refused revision; logs it unless it is the one already refused. */
+  function refuse(files: RevisionFiles, e: DeviceError): void {
+    const next = assessRefusedRevision({ files, error: e, current });
+    const same =
+      refused !== undefined &&
+      refused.deviceJson === next.deviceJson &&
+      refused.error.code === next.error.code &&
+      refused.error.message === next.error.message;
+    refused = next;
+    if (same) return;
+    logger.log(
+      'error',
+      current === undefined
+        ? 'revision refused; no revision in force'
+        : 'revision refused; the last good revision stays in force',
+      { error: next.error },
+    );
+  }
+
+  /** Installs a parsed revision: host network, leases, persistence. */
+  async function install(files: RevisionFiles, rev: Revision): Promise<ApplyReport> {
+    const plan = planRevision(book, hostPools, rev);
+    const usesNetwork =
+      rev.pools.size > 0 || [...rev.containers.values()].some((c) => c.network.mode !== 'none');
+    let natBackend: NatBackend | undefined;
+    const warnings: string[] = [];
+    if (!usesNetwork && hostPools.size === 0) {
+      logger.log('info', 'no network pools and no container network blocks: IPAM setup is a no-op');
+    } else {
+      const host = await applyHostNetwork({
+        ...deps,
+        diff: plan.diff,
+        previous: hostPools,
+        pools: rev.pools,
+      }).catch((e: unknown) => {
+        if (e instanceof DeviceError)
+          logger.log('error', 'host network set-up failed; the revision in force stays', {
+            error: toErrorBody(e),
+          });
+        return failed(e);
+      });
+      natBackend = host.natBackend;
+      warnings.push(...host.warnings);
+    }
+    for (const w of warnings) logger.log('warn', w);
+    metrics.natWarnings.inc(warnings.length);
+    await persist(plan.book, rev.pools);
+    const text = encodeRevisionFile(files);
+    if (text !== savedRevisionText) {
+      await deps.revisions.save(files);
+      savedRevisionText = text;
+    }
+    current = { files, revision: rev };
+    for (const name of running) if (!rev.containers.has(name)) running.delete(name);
+    metrics.applies.inc();
+    for (const l of plan.released) logger.log('info', 'released lease', { ...toLeaseView(l) });
+    for (const r of plan.reservations) {
+      const level =
+        r.outcome === 'reserved'
+          ? 'info'
+          : r.outcome === 'duplicate' || r.outcome === 'outside-pools'
+            ? 'debug'
+            : 'warn';
+      logger.log(level, `static IP from lxc config: ${r.outcome}`, { ...r });
+    }
+    for (const c of rev.containers.values()) {
+      if (c.error !== undefined)
+        logger.log('error', 'container refused by its files', {
+          container: c.name,
+          error: toErrorBody(c.error),
+        });
+    }
+    return {
+      pools: toPoolViews(rev.pools, book),
+      containers: [...rev.containers.values()].map((c) => ({
+        name: c.name,
+        mode: c.network.mode,
+        ...(c.error === undefined ? {} : { error: toErrorBody(c.error) }),
+      })),
+      released: plan.released.map(toLeaseView),
+      natBackend,
+      warnings,
+    };
+  }
+
+  /** Parses and installs; a revision refused as a whole is recorded. */
+  async function applyOffered(files: RevisionFiles): Promise<ApplyReport> {
+    let rev: Revision;
+    try {
+      rev = parseRevision(files);
+    } catch (e) {
+      if (e instanceof DeviceError && REVISION_REFUSALS.has(e.code)) refuse(files, e);
+      return failed(e);
+    }
+    const report = await install(files, rev);
+    if (refused !== undefined)
+      logger.log('info', 'revision accepted; the refused one is forgotten');
+    refused = undefined;
+    return report;
+  }
+
+  /** The start's plan (undefined: nothing to lease) under the revision in force and a refused one. */
+  function planServedStart(container: string): StartPlan | undefined {
+    if (refused !== undefined && judgeStartUnderRefusal(refused, container) === 'no-network')
+      return undefined;
+    if (current === undefined) throw new DeviceError('NoRevision', 'no revision applied yet');
+    return planStart(book, current.revision, container);
   }
 
   return {
@@ -119,97 +292,61 @@ export function createDeviceDaemon(deps: DeviceDaemonDeps): DeviceDaemon {
         hostPools = state.pools;
         logger.log('info', 'restored leases', { leases: book.leases.size, pools: hostPools.size });
       }
+      const files = await deps.revisions.load();
+      if (files !== undefined) {
+        try {
+          current = { files, revision: parseRevision(files) };
+          savedRevisionText = encodeRevisionFile(files);
+          logger.log('info', 'restored the last good revision', {
+            pools: current.revision.pools.size,
+            containers: current.revision.containers.size,
+          });
+        } catch (e) {
+          if (!(e instanceof DeviceError)) throw e;
+          logger.log('warn', 'the persisted last good revision no longer parses; ignoring it', {
+            error: toErrorBody(e),
+          });
+        }
+      }
       logger.log('info', 'IPAM subsystem initialized');
     },
 
-    apply(files) {
+    boot(files) {
       return serial(async () => {
-        let rev: Revision;
-        let plan;
-        try {
-          rev = parseRevision(files);
-          plan = planRevision(book, hostPools, rev);
-        } catch (e) {
-          counters.applyFailures++;
-          throw e;
-        }
-        const usesNetwork =
-          rev.pools.size > 0 || [...rev.containers.values()].some((c) => c.network.mode !== 'none');
-        let natBackend: NatBackend | undefined;
-        const warnings: string[] = [];
-        if (!usesNetwork && hostPools.size === 0) {
-          logger.log(
-            'info',
-            'no network pools and no container network blocks: IPAM setup is a no-op',
-          );
-        } else {
+        if (files !== undefined) {
           try {
-            const host = await applyHostNetwork({
-              ...deps,
-              diff: plan.diff,
-              previous: hostPools,
-              pools: rev.pools,
-            });
-            natBackend = host.natBackend;
-            warnings.push(...host.warnings);
+            await applyOffered(files);
+            return { inForce: 'offered', refused: undefined };
           } catch (e) {
-            counters.applyFailures++;
-            throw e;
+            if (!(e instanceof DeviceError) || !REVISION_REFUSALS.has(e.code)) throw e;
           }
         }
-        for (const w of warnings) logger.log('warn', w);
-        counters.natWarnings += warnings.length;
-        await persist(plan.book, rev.pools);
-        revision = rev;
-        for (const name of running) if (!rev.containers.has(name)) running.delete(name);
-        counters.applies++;
-        for (const l of plan.released) logger.log('info', 'released lease', { ...toLeaseView(l) });
-        for (const r of plan.reservations) {
-          const level =
-            r.outcome === 'reserved' || r.outcome === 'duplicate' || r.outcome === 'outside-pools'
-              ? 'debug'
-              : 'warn';
-          logger.log(
-            r.outcome === 'reserved' ? 'info' : level,
-            `static IP from lxc config: ${r.outcome}`,
-            { ...r },
-          );
-        }
-        for (const c of rev.containers.values()) {
-          if (c.error !== undefined)
-            logger.log('error', c.error.message, { container: c.name, code: c.error.code });
-        }
-        return {
-          pools: toPoolViews(rev.pools, book),
-          containers: [...rev.containers.values()].map((c) => ({
-            name: c.name,
-            mode: c.network.mode,
-            ...(c.error === undefined ? {} : { error: `${c.error.code}: ${c.error.message}` }),
-          })),
-          released: plan.released.map(toLeaseView),
-          natBackend,
-          warnings,
-        };
+        if (current === undefined) return { inForce: 'none', refused: refused?.error };
+        await install(current.files, current.revision);
+        return { inForce: 'last-good', refused: refused?.error };
       });
+    },
+
+    apply(files) {
+      return serial(() => applyOffered(files));
     },
 
     start(container) {
       return serial(async () => {
-        const rev = requireRevision();
-        counters.starts++;
-        let plan;
+        metrics.starts.inc();
+        let plan: StartPlan | undefined;
         try {
-          plan = planStart(book, rev, container);
+          plan = planServedStart(container);
         } catch (e) {
           if (e instanceof DeviceError) {
-            counters.refusals.set(e.code, (counters.refusals.get(e.code) ?? 0) + 1);
-            logger.log('error', `${e.message}; refusing to start`, { container, code: e.code });
+            metrics.startRefusals.inc({ code: e.code });
+            logger.log('error', 'refusing to start', { container, error: toErrorBody(e) });
           }
           throw e;
         }
-        await persist(plan.book, hostPools);
+        if (plan !== undefined) await persist(plan.book, hostPools);
         running.add(container);
-        for (const l of plan.leases) {
+        for (const l of plan?.leases ?? []) {
           logger.log('info', 'platform network', {
             container,
             interface: l.interface,
@@ -218,35 +355,33 @@ export function createDeviceDaemon(deps: DeviceDaemonDeps): DeviceDaemon {
             pool: l.pool,
           });
         }
+        const config = plan?.config;
         return {
           container,
-          leases: plan.leases.map(toLeaseView),
-          config: plan.config,
-          lxc: plan.config === undefined ? '' : formatLxcNetwork(plan.config),
+          leases: (plan?.leases ?? []).map(toLeaseView),
+          config,
+          lxc: config === undefined ? '' : formatLxcNetwork(config),
         };
       });
     },
 
     stop(container) {
       return serial(async () => {
-        const rev = requireRevision();
-        if (!rev.containers.has(container)) {
+        if (current === undefined) throw new DeviceError('NoRevision', 'no revision applied yet');
+        if (!current.revision.containers.has(container) && !refused?.containers.has(container)) {
           throw new DeviceError(
             'UnknownContainer',
             `container '${container}' is not in the applied revision`,
           );
         }
         running.delete(container);
-        const leases = [...book.leases.values()]
-          .filter((l) => l.owner === container)
-          .map(toLeaseView);
-        return { container, leases };
+        return { container, leases: leasesOfContainer(book, container).map(toLeaseView) };
       });
     },
 
     teardown(container) {
       return serial(async () => {
-        const released = [...book.leases.values()].filter((l) => l.owner === container);
+        const released = leasesOfContainer(book, container);
         await persist(
           filterLeases(book, (l) => l.owner !== container),
           hostPools,
@@ -261,16 +396,12 @@ export function createDeviceDaemon(deps: DeviceDaemonDeps): DeviceDaemon {
     pools: () => toPoolViews(hostPools, book),
     health: () => ({
       ok: true,
-      revision: revision !== undefined,
+      revision: current !== undefined,
       leases: book.leases.size,
       running: [...running].sort(),
+      ...(refused === undefined ? {} : { refused: refused.error }),
     }),
-    metrics: () =>
-      renderMetrics({
-        counters,
-        pools: toPoolViews(hostPools, book),
-        leases: book.leases.size,
-        rssBytes: deps.memory?.() ?? 0,
-      }),
+    metrics: () => metrics.render(),
+    metricsContentType: metrics.contentType,
   };
 }

@@ -1,4 +1,4 @@
-import type { Pool, PoolRegistry } from './pool.js';
+import type { Pool, PoolFamily, PoolRegistry } from './pool.js';
 
 /** How one revision's pools differ from the previous one's, by pool name. */
 export interface PoolDiff {
@@ -8,14 +8,18 @@ export interface PoolDiff {
   readonly unchanged: readonly Pool[];
 }
 
-/** True when two pools have the same definition. */
+function sameFamily(a: PoolFamily | undefined, b: PoolFamily | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return a.subnet === b.subnet && a.gateway === b.gateway && a.nat === b.nat;
+}
+
+/** True when two pools have the same definition (bridge, type and each family's subnet, gateway, NAT). */
 export function samePool(a: Pool, b: Pool): boolean {
   return (
     a.bridge === b.bridge &&
-    a.subnet === b.subnet &&
-    a.gateway === b.gateway &&
-    a.nat === b.nat &&
-    a.type === b.type
+    a.type === b.type &&
+    sameFamily(a.ipv4, b.ipv4) &&
+    sameFamily(a.ipv6, b.ipv6)
   );
 }
 

@@ -1,5 +1,5 @@
-import { mkdir, open, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readFileIfExists, writeFileAtomic } from './atomic-file.js';
 import type { PersistedState } from './lease-codec.js';
 import { decodeLeaseFile, encodeLeaseFile } from './lease-codec.js';
 
@@ -15,55 +15,17 @@ export interface LeaseStore {
 export const LEASE_FILE = 'leases.json';
 
 /**
- * A lease store in `dir` (created if missing): writes a temp file, fsyncs it, renames it over
- * `leases.json` and fsyncs the directory, so a `kill -9` or power loss never leaves a torn file.
+ * A lease store in `dir` (created if missing): `leases.json`, replaced atomically on every save
+ * (temp file, fsync, rename, directory fsync), so a `kill -9` or power loss never leaves a torn file.
  */
 export function createFileLeaseStore(opts: { readonly dir: string }): LeaseStore {
-  const path = join(opts.dir, LEASE_FILE);
-  const tmp = `${path}.tmp`;
   return {
     async load() {
-      let text: string;
-      try {
-        text = await readFile(path, 'utf8');
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-        throw e;
-      }
-      return decodeLeaseFile(text);
+      const text = await readFileIfExists(join(opts.dir, LEASE_FILE));
+      return text === undefined ? undefined : decodeLeaseFile(text);
     },
     async save(state) {
-      await mkdir(opts.dir, { recursive: true });
-      const file = await open(tmp, 'w', 0o600);
-      try {
-        await file.writeFile(encodeLeaseFile(state));
-        await file.sync();
-      } finally {
-        await file.close();
-      }
-      await rename(tmp, path);
-      const dir = await open(opts.dir, 'r');
-      try {
-        await dir.sync();
-      } finally {
-        await dir.close();
-      }
+      await writeFileAtomic({ dir: opts.dir, name: LEASE_FILE, text: encodeLeaseFile(state) });
     },
   };
-}
-
-/** A lease store in memory, for tests and `check`. */
-export function createMemoryLeaseStore(initial?: PersistedState): LeaseStore & { saves: number } {
-  let current = initial === undefined ? undefined : encodeLeaseFile(initial);
-  const store = {
-    saves: 0,
-    async load() {
-      return current === undefined ? undefined : decodeLeaseFile(current);
-    },
-    async save(state: PersistedState) {
-      current = encodeLeaseFile(state);
-      store.saves++;
-    },
-  };
-  return store;
 }

@@ -61,6 +61,31 @@ const cidrish = fc.oneof(
   ),
   fc.tuple(ipish, fc.integer({ min: -1, max: 40 })).map(([ip, p]) => `${ip}/${p}`),
 );
+const ip6ish = fc.oneof(
+  fc.constantFrom(
+    'fd00:5::1',
+    'fd00:5::',
+    'fd00:5::ffff',
+    'fd00:6::1',
+    'fe80::1',
+    '10.0.5.1',
+    'fd00:::1',
+    '',
+  ),
+  fc.string({ maxLength: 16 }),
+);
+const cidr6ish = fc.oneof(
+  fc.constantFrom(
+    'fd00:5::/64',
+    'fd00:5::5/64',
+    'fd00:5::/129',
+    'fd00:5::/48',
+    'ff02::/64',
+    '10.0.5.0/24',
+    'fd00:5::/126',
+  ),
+  fc.tuple(ip6ish, fc.integer({ min: -1, max: 130 })).map(([ip, p]) => `${ip}/${p}`),
+);
 const field = <T>(good: fc.Arbitrary<T>) => fc.option(fc.oneof(good, junk), { nil: undefined });
 const poolArb = fc.record(
   {
@@ -69,6 +94,9 @@ const poolArb = fc.record(
     subnet: field(cidrish),
     gateway: field(ipish),
     nat: field(fc.constantFrom(true, false, 'true', 'yes')),
+    subnet6: field(cidr6ish),
+    gateway6: field(ip6ish),
+    nat6: field(fc.constantFrom(true, false, 'false', 1)),
   },
   { requiredKeys: [] },
 );
@@ -112,6 +140,7 @@ const networkArb = fc.record(
               name: field(fc.constantFrom('eth0', 'eth1', 'eth0:1', '')),
               pool: field(fc.constantFrom('internal', 'nope')),
               ipv4_address: field(ipish),
+              ipv6_address: field(ip6ish),
             },
             { requiredKeys: [] },
           ),
@@ -153,6 +182,7 @@ const lxcLine = fc.oneof(
     'no equals sign',
   ),
   ipish.map((ip) => `lxc.net.0.ipv4.address = ${ip}`),
+  ip6ish.map((ip) => `lxc.net.0.ipv6.address = ${ip}`),
 );
 const lxcText = fc.array(lxcLine, { maxLength: 6 }).map((lines) => lines.join('\n'));
 
@@ -163,6 +193,8 @@ const POOLS = {
     subnet: '10.0.5.0/24',
     gateway: '10.0.5.1',
     nat: true,
+    subnet6: 'fd00:5::/64',
+    gateway6: 'fd00:5::1',
   },
 };
 
@@ -190,6 +222,17 @@ describe('fuzz', () => {
           expect(f.host).toEqual([]);
           expect(f.natCalls).toEqual([]);
           expect(f.store.saves).toBe(0);
+          // Specific messages: a pool's problem names its field, and the old catch-all is gone.
+          const err = e as DeviceError;
+          if (err.code !== 'InvalidDeviceJson') expect(err.field).toMatch(/^network\.pools/);
+          expect(err.message).not.toContain('no host bits');
+          // Logged once, in the one error shape.
+          const logged = f.logger.lines.filter((l) => l.msg.startsWith('revision refused'));
+          expect(logged).toHaveLength(1);
+          expect(logged[0]?.fields?.['error']).toMatchObject({
+            code: err.code,
+            message: err.message,
+          });
         }
       }),
       { numRuns: 4000 },

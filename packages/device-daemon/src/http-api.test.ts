@@ -57,7 +57,9 @@ describe('HTTP API over a unix socket', () => {
     expect((await client.leases()).leases.map((l) => l.address)).toEqual(['10.0.5.2']);
     expect((await client.pools()).pools[0]).toMatchObject({ capacity: 5, leased: 1, free: 4 });
     expect(await client.health()).toMatchObject({ ok: true, revision: true, running: [] });
-    expect(await client.metrics()).toContain('netledger_device_pool_leased{pool="internal"} 1');
+    expect(await client.metrics()).toContain(
+      'netledger_device_pool_leased{pool="internal",family="4"} 1',
+    );
     expect((await client.teardown('a')).released).toHaveLength(1);
   });
 

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { DeviceDaemon } from './device-daemon.js';
 import type { DeviceErrorCode } from './device-error.js';
-import { DeviceError } from './device-error.js';
+import { DeviceError, toErrorBody } from './device-error.js';
 import type { Logger } from './logger.js';
 import type { RevisionFiles } from './revision.js';
 
@@ -27,6 +27,7 @@ export function statusOf(code: DeviceErrorCode): number {
     case 'StaticInUse':
     case 'PoolExhausted':
     case 'NoRevision':
+    case 'RevisionRefused':
       return 409;
     case 'LeaseStoreCorrupt':
     case 'HostFailure':
@@ -66,7 +67,8 @@ const CONTAINER_OP = /^\/v1\/containers\/([^/]+)\/(start|stop|teardown)$/;
 /**
  * The daemon's local HTTP/JSON API (to be bound to a unix socket): `POST /v1/apply {"state"}`,
  * `POST /v1/containers/<name>/{start,stop,teardown}`, `GET /v1/leases`, `GET /v1/pools`,
- * `GET /v1/health`, `GET /metrics`. Errors are `{"error":{"code","message"}}` with a status.
+ * `GET /v1/health`, `GET /metrics`. Errors are `{"error": ErrorBody}` (`code`, `message`, and
+ * `field` when known) with a status from {@link statusOf}.
  */
 export function createHttpApi(opts: {
   readonly daemon: DeviceDaemon;
@@ -81,7 +83,7 @@ export function createHttpApi(opts: {
     const method = req.method ?? 'GET';
     if (method === 'GET' && path === '/v1/health') return send(res, 200, daemon.health());
     if (method === 'GET' && path === '/metrics')
-      return send(res, 200, daemon.metrics(), 'text/plain; version=0.0.4');
+      return send(res, 200, await daemon.metrics(), daemon.metricsContentType);
     if (method === 'GET' && path === '/v1/leases')
       return send(res, 200, { leases: daemon.leases() });
     if (method === 'GET' && path === '/v1/pools') return send(res, 200, { pools: daemon.pools() });
@@ -128,7 +130,7 @@ export function createHttpApi(opts: {
           : new DeviceError('HostFailure', (e as Error).message, { cause: e });
       if (!(e instanceof DeviceError))
         opts.logger.log('error', 'request failed', { error: String(e) });
-      send(res, statusOf(err.code), { error: { code: err.code, message: err.message } });
+      send(res, statusOf(err.code), { error: toErrorBody(err) });
     });
   });
 }

@@ -1,7 +1,9 @@
+import { formatAddress } from './address.js';
 import { DeviceError } from './device-error.js';
-import { parseIpv4 } from './ipv4.js';
+import { isObject } from './json-value.js';
 import type { Lease, LeaseBook, LeaseKind } from './lease.js';
-import { leaseKey } from './lease.js';
+import { leaseKey, parseCursorKey } from './lease.js';
+import { parseAddress } from './parse-address.js';
 import { parsePool } from './parse-device-json.js';
 import type { Pool, PoolRegistry } from './pool.js';
 import { toPoolSpec } from './pool.js';
@@ -15,24 +17,38 @@ export interface PersistedState {
 
 const KINDS: readonly LeaseKind[] = ['dynamic', 'static', 'reserved'];
 
-/** Encodes the persisted state as JSON text (stable order). */
+/**
+ * Encodes the persisted state as JSON text (stable order). A state without IPv6 is written in
+ * format version 1, byte for byte what earlier daemons wrote (so a rolled-back daemon reads it);
+ * with IPv6 it is version 2: leases carry `family`, IPv6 cursors are decimal strings.
+ */
 export function encodeLeaseFile(state: PersistedState): string {
+  const v6 =
+    [...state.pools.values()].some((p) => p.ipv6 !== undefined) ||
+    [...state.book.leases.values()].some((l) => l.family === 6);
   const leases = [...state.book.leases.values()].map(
-    ({ pool, owner, interface: iface, address, mac, kind }) => ({
+    ({ pool, owner, interface: iface, family, address, mac, kind }) => ({
       pool,
       owner,
       interface: iface,
+      ...(v6 ? { family } : {}),
       address,
       mac,
       kind,
     }),
   );
+  const cursors = Object.fromEntries(
+    [...state.book.cursors].map(([key, v]) => [
+      key,
+      parseCursorKey(key).family === 4 ? Number(v) : String(v),
+    ]),
+  );
   return (
     JSON.stringify(
       {
-        version: 1,
+        version: v6 ? 2 : 1,
         pools: [...state.pools.values()].map(toPoolSpec),
-        cursors: Object.fromEntries(state.book.cursors),
+        cursors,
         leases,
       },
       null,
@@ -41,7 +57,7 @@ export function encodeLeaseFile(state: PersistedState): string {
   );
 }
 
-/** Decodes a lease file. Throws `LeaseStoreCorrupt` for anything it did not write. */
+/** Decodes a lease file (version 1 or 2). Throws `LeaseStoreCorrupt` for anything it did not write. */
 export function decodeLeaseFile(text: string): PersistedState {
   const fail = (why: string): never => {
     throw new DeviceError('LeaseStoreCorrupt', `lease file: ${why}`);
@@ -52,12 +68,13 @@ export function decodeLeaseFile(text: string): PersistedState {
   } catch {
     return fail('not valid JSON');
   }
-  if (!isObject(doc) || doc['version'] !== 1) return fail('unknown format (expected version 1)');
+  if (!isObject(doc) || (doc['version'] !== 1 && doc['version'] !== 2))
+    return fail('unknown format (expected version 1 or 2)');
   const { pools: rawPools, cursors: rawCursors, leases: rawLeases } = doc;
   if (!Array.isArray(rawPools) || !isObject(rawCursors) || !Array.isArray(rawLeases))
     return fail('missing sections');
   const pools = new Map<string, Pool>();
-  for (const raw of rawPools) {
+  for (const raw of rawPools as unknown[]) {
     if (!isObject(raw) || typeof raw['name'] !== 'string') return fail('pool without a name');
     try {
       pools.set(raw['name'], parsePool(raw['name'], raw));
@@ -65,35 +82,37 @@ export function decodeLeaseFile(text: string): PersistedState {
       return fail(`pool ${raw['name']}: ${(e as Error).message}`);
     }
   }
-  const cursors = new Map<string, number>();
-  for (const [name, v] of Object.entries(rawCursors)) {
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < 0)
-      return fail(`bad cursor for ${name}`);
-    cursors.set(name, v);
+  const cursors = new Map<string, bigint>();
+  for (const [key, v] of Object.entries(rawCursors)) {
+    const ok =
+      (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) ||
+      (typeof v === 'string' && /^(?:0|[1-9][0-9]{0,38})$/.test(v));
+    if (!ok) return fail(`bad cursor for ${key}`);
+    cursors.set(key, BigInt(v));
   }
   const leases = new Map<string, Lease>();
-  for (const raw of rawLeases) {
+  for (const raw of rawLeases as unknown[]) {
     if (!isObject(raw)) return fail('lease is not an object');
     const { pool, owner, interface: iface, address, mac, kind } = raw;
+    const family = raw['family'] ?? 4;
     if (typeof pool !== 'string' || typeof owner !== 'string' || typeof iface !== 'string')
       return fail('lease key');
-    const ip = typeof address === 'string' ? parseIpv4(address) : undefined;
+    if (family !== 4 && family !== 6) return fail(`lease ${owner}/${iface}: family`);
+    const ip = typeof address === 'string' ? parseAddress(address, family) : undefined;
     const m = typeof mac === 'string' ? normaliseMac(mac) : undefined;
-    if (ip === undefined || m === undefined || !KINDS.includes(kind as LeaseKind))
+    if (ip?.ok !== true || m === undefined || !KINDS.includes(kind as LeaseKind))
       return fail(`lease ${owner}/${iface}`);
-    leases.set(leaseKey(pool, owner, iface), {
+    const lease: Lease = {
       pool,
       owner,
       interface: iface,
-      ip,
-      address: address as string,
+      family,
+      ip: ip.value,
+      address: formatAddress(family, ip.value),
       mac: m,
       kind: kind as LeaseKind,
-    });
+    };
+    leases.set(leaseKey(lease), lease);
   }
   return { pools, book: { leases, cursors } };
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }

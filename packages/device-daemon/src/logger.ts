@@ -1,8 +1,13 @@
+import type { ErrorBody } from './device-error.js';
+
 /** Log levels, lowest first. */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
-/** Structured fields attached to a log line. */
-export type LogFields = Readonly<Record<string, string | number | boolean | undefined>>;
+/**
+ * Structured fields attached to a log line: plain values, and `error` in the one error shape
+ * ({@link ErrorBody}) the API and the CLI use too.
+ */
+export type LogFields = Readonly<Record<string, string | number | boolean | ErrorBody | undefined>>;
 
 /** A structured logger. */
 export interface Logger {
@@ -30,19 +35,6 @@ export function createJsonLogger(opts: {
         JSON.stringify({ ts: new Date(opts.clock.now()).toISOString(), level, msg, ...fields }) +
           '\n',
       );
-    },
-  };
-}
-
-/** A logger that keeps its lines in memory, for tests. */
-export function createMemoryLogger(): Logger & {
-  lines: { level: LogLevel; msg: string; fields: LogFields | undefined }[];
-} {
-  const lines: { level: LogLevel; msg: string; fields: LogFields | undefined }[] = [];
-  return {
-    lines,
-    log(level, msg, fields) {
-      lines.push({ level, msg, fields });
     },
   };
 }

@@ -1,89 +1,139 @@
-import type { PoolView } from './views.js';
+import { Counter, Gauge, Registry } from 'prom-client';
+import type { PoolUsage, PoolView } from './views.js';
 
-/** Counters the daemon keeps for `/metrics`. */
-export interface DaemonCounters {
-  applies: number;
-  applyFailures: number;
-  starts: number;
-  refusals: Map<string, number>;
-  natWarnings: number;
+/** What the gauges show, read from the daemon at each scrape. */
+export interface MetricsSnapshot {
+  readonly pools: readonly PoolView[];
+  readonly leases: number;
+  readonly rssBytes: number;
+  /** Whether the last revision offered was refused (the one before it stays in force). */
+  readonly refused: boolean;
 }
 
-/** A fresh set of counters. */
-export function createCounters(): DaemonCounters {
-  return { applies: 0, applyFailures: 0, starts: 0, refusals: new Map(), natWarnings: 0 };
+/** The daemon's Prometheus metrics (prom-client, in a registry of their own). */
+export interface DaemonMetrics {
+  /** Revisions applied. */
+  readonly applies: Counter;
+  /** Revisions refused or failed, by error code. */
+  readonly applyFailures: Counter<'code'>;
+  /** Container starts asked for. */
+  readonly starts: Counter;
+  /** Container starts refused, by error code. */
+  readonly startRefusals: Counter<'code'>;
+  /** NAT set-up warnings. */
+  readonly natWarnings: Counter;
+  /** The text exposition, gauges read from the snapshot source at this call. */
+  render(): Promise<string>;
+  /** The Content-Type of {@link DaemonMetrics.render}'s text. */
+  readonly contentType: string;
 }
 
-function label(v: string): string {
-  return v.replaceAll('\\', '\\\\').replaceAll('"', '\\"').replaceAll('\n', '\\n');
-}
+type UsageKey = keyof PoolUsage;
 
-/** Renders the Prometheus text exposition of the counters and per-pool gauges. */
-export function renderMetrics(args: {
-  counters: DaemonCounters;
-  pools: readonly PoolView[];
-  leases: number;
-  rssBytes: number;
-}): string {
-  const out: string[] = [];
-  const metric = (
-    name: string,
-    type: 'counter' | 'gauge',
-    help: string,
-    samples: [string, number][],
-  ): void => {
-    out.push(`# HELP ${name} ${help}`, `# TYPE ${name} ${type}`);
-    for (const [labels, v] of samples) out.push(`${name}${labels} ${v}`);
+/**
+ * Creates the daemon's metrics. Counters are incremented by the daemon; gauges (leases, per pool
+ * and family capacity/leased/reserved/free, RSS, a refused revision) are read from `snapshot`
+ * once per scrape. Never throws.
+ */
+export function createDaemonMetrics(snapshot: () => MetricsSnapshot): DaemonMetrics {
+  const registry = new Registry();
+  const registers = [registry];
+  let current: MetricsSnapshot | undefined;
+  const now = (): MetricsSnapshot => (current ??= snapshot());
+  const poolGauge = (name: string, help: string, key: UsageKey): void => {
+    new Gauge({
+      name,
+      help,
+      labelNames: ['pool', 'family'] as const,
+      registers,
+      collect() {
+        this.reset();
+        for (const p of now().pools) {
+          if (p[key] !== undefined) this.set({ pool: p.name, family: '4' }, p[key]);
+          if (p.ipv6 !== undefined) this.set({ pool: p.name, family: '6' }, p.ipv6[key]);
+        }
+      },
+    });
   };
-  const { counters: c } = args;
-  metric('netledger_device_applies_total', 'counter', 'Revisions applied.', [['', c.applies]]);
-  metric('netledger_device_apply_failures_total', 'counter', 'Revisions refused or failed.', [
-    ['', c.applyFailures],
-  ]);
-  metric('netledger_device_starts_total', 'counter', 'Container starts planned.', [['', c.starts]]);
-  metric(
-    'netledger_device_start_refusals_total',
-    'counter',
-    'Container starts refused, by error code.',
-    [...c.refusals].map(([code, n]) => [`{code="${label(code)}"}`, n]),
-  );
-  metric(
-    'netledger_device_nat_warnings_total',
-    'counter',
-    'NAT setups that failed (pool kept without NAT).',
-    [['', c.natWarnings]],
-  );
-  metric('netledger_device_leases', 'gauge', 'Leases held, reservations included.', [
-    ['', args.leases],
-  ]);
-  const per = (pick: (p: PoolView) => number): [string, number][] =>
-    args.pools.map((p) => [`{pool="${label(p.name)}"}`, pick(p)]);
-  metric(
+  const metrics = {
+    applies: new Counter({
+      name: 'netledger_device_applies_total',
+      help: 'Revisions applied.',
+      registers,
+    }),
+    applyFailures: new Counter({
+      name: 'netledger_device_apply_failures_total',
+      help: 'Revisions refused or failed, by error code.',
+      labelNames: ['code'] as const,
+      registers,
+    }),
+    starts: new Counter({
+      name: 'netledger_device_starts_total',
+      help: 'Container starts planned.',
+      registers,
+    }),
+    startRefusals: new Counter({
+      name: 'netledger_device_start_refusals_total',
+      help: 'Container starts refused, by error code.',
+      labelNames: ['code'] as const,
+      registers,
+    }),
+    natWarnings: new Counter({
+      name: 'netledger_device_nat_warnings_total',
+      help: 'NAT setups that failed (pool kept without NAT).',
+      registers,
+    }),
+  };
+  new Gauge({
+    name: 'netledger_device_leases',
+    help: 'Leases held, reservations included.',
+    registers,
+    collect() {
+      this.set(now().leases);
+    },
+  });
+  poolGauge(
     'netledger_device_pool_capacity',
-    'gauge',
-    'Allocatable addresses per pool.',
-    per((p) => p.capacity),
+    'Allocatable addresses per pool and family.',
+    'capacity',
   );
-  metric(
+  poolGauge(
     'netledger_device_pool_leased',
-    'gauge',
-    'Addresses leased to containers per pool.',
-    per((p) => p.leased),
+    'Addresses leased to containers per pool and family.',
+    'leased',
   );
-  metric(
+  poolGauge(
     'netledger_device_pool_reserved',
-    'gauge',
-    'Addresses reserved from lxc configs per pool.',
-    per((p) => p.reserved),
+    'Addresses reserved from lxc configs per pool and family.',
+    'reserved',
   );
-  metric(
-    'netledger_device_pool_free',
-    'gauge',
-    'Free addresses per pool.',
-    per((p) => p.free),
-  );
-  metric('netledger_device_resident_memory_bytes', 'gauge', 'Resident set size of the daemon.', [
-    ['', args.rssBytes],
-  ]);
-  return out.join('\n') + '\n';
+  poolGauge('netledger_device_pool_free', 'Free addresses per pool and family.', 'free');
+  new Gauge({
+    name: 'netledger_device_revision_refused',
+    help: '1 while the last revision offered is refused and the last good one stays in force.',
+    registers,
+    collect() {
+      this.set(now().refused ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: 'netledger_device_resident_memory_bytes',
+    help: 'Resident set size of the daemon.',
+    registers,
+    collect() {
+      this.set(now().rssBytes);
+    },
+  });
+  return {
+    ...metrics,
+    async render() {
+      current = undefined;
+      try {
+        return await registry.metrics();
+      } finally {
+        current = undefined;
+      }
+    },
+    contentType: registry.contentType,
+  };
 }

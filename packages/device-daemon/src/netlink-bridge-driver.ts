@@ -1,10 +1,10 @@
-import { createNetlink, Protocol } from 'netlink';
+import type { IpFamily } from './address.js';
 import { DeviceError } from './device-error.js';
 import type { LinkInfo } from './rtnetlink.js';
 import {
   decodeErrno,
   decodeLink,
-  encodeIpv4Address,
+  encodeAddress,
   encodeLinkByName,
   encodeNewBridge,
   encodeSetLinkUp,
@@ -13,35 +13,64 @@ import {
   RTM,
 } from './rtnetlink.js';
 
-/** A bridge and the gateway address it carries. */
-export interface BridgeAddress {
-  readonly bridge: string;
-  readonly ip: number;
+/** A gateway address of a pool family, as it sits on the pool's bridge. */
+export interface GatewayAddress {
+  readonly family: IpFamily;
+  readonly ip: bigint;
   readonly prefix: number;
 }
 
 /** Host-side bridge operations; every one is idempotent. */
 export interface BridgeDriver {
-  /** Creates the bridge if missing, adds the address, brings it up. Throws `HostFailure`. */
-  ensureBridge(args: BridgeAddress): Promise<void>;
+  /** Creates the bridge if missing, adds each gateway address, brings it up. Throws `HostFailure`. */
+  ensureBridge(args: {
+    readonly bridge: string;
+    readonly addresses: readonly GatewayAddress[];
+  }): Promise<void>;
   /** Removes an address from a bridge; a missing bridge or address is not an error. */
-  removeAddress(args: BridgeAddress): Promise<void>;
+  removeAddress(args: { readonly bridge: string; readonly address: GatewayAddress }): Promise<void>;
   /** Deletes a bridge; a missing bridge is not an error. */
   deleteBridge(bridge: string): Promise<void>;
+  /** Closes the driver's socket, if it opened one. */
+  close(): void;
+}
+
+/** The part of a `netlink` NETLINK_ROUTE socket the driver uses. */
+export interface RouteSocket {
+  request(
+    type: number,
+    body: Uint8Array,
+    opts: { readonly flags: number; readonly checkError: false; readonly timeout: number },
+  ): Promise<readonly [readonly { readonly type: number; readonly data: Uint8Array }[], unknown]>;
   close(): void;
 }
 
 const EEXIST = 17;
 const ENODEV = 19;
 const EADDRNOTAVAIL = 99;
+const EAFNOSUPPORT = 97;
+const EACCES = 13;
 
 /**
- * A {@link BridgeDriver} over an rtnetlink socket (the `netlink` package supplies the socket; the
- * messages are encoded by `rtnetlink.ts`). Acts on the network namespace of the calling process.
+ * Opens a NETLINK_ROUTE socket with the `netlink` package, loaded on this first call (its native
+ * addon stays unloaded in a daemon that never needs a bridge). Throws `HostFailure`.
  */
-export function createNetlinkBridgeDriver(): BridgeDriver {
-  const socket = createNetlink(Protocol.ROUTE);
+export async function openRouteSocket(): Promise<RouteSocket> {
+  try {
+    const { createNetlink, Protocol } = await import('netlink');
+    return createNetlink(Protocol.ROUTE);
+  } catch (e) {
+    throw new DeviceError('HostFailure', `cannot open a netlink socket: ${(e as Error).message}`, {
+      cause: e,
+    });
+  }
+}
 
+/**
+ * A {@link BridgeDriver} over an rtnetlink socket (the messages are encoded by `rtnetlink.ts`).
+ * Acts on the network namespace the socket was opened in.
+ */
+export function createNetlinkBridgeDriver(socket: RouteSocket): BridgeDriver {
   async function call(
     type: number,
     body: Uint8Array,
@@ -74,7 +103,7 @@ export function createNetlinkBridgeDriver(): BridgeDriver {
   }
 
   return {
-    async ensureBridge({ bridge, ip, prefix }) {
+    async ensureBridge({ bridge, addresses }) {
       let link = await getLink(bridge);
       if (link === undefined) {
         const r = await call(
@@ -93,28 +122,33 @@ export function createNetlinkBridgeDriver(): BridgeDriver {
           'HostFailure',
           `${bridge} exists and is not a bridge (${link.kind ?? 'no kind'})`,
         );
-      const addr = await call(
-        RTM.NEWADDR,
-        encodeIpv4Address({ index: link.index, ip, prefix }),
-        NLM_F.CREATE | NLM_F.REPLACE,
-        `address on ${bridge}`,
-      );
-      if (addr.errno !== 0 && addr.errno !== EEXIST) fail(`add address on ${bridge}`, addr.errno);
+      for (const a of addresses) {
+        const what = `add IPv${a.family} address on ${bridge}`;
+        const r = await call(
+          RTM.NEWADDR,
+          encodeAddress({ index: link.index, ...a }),
+          NLM_F.CREATE | NLM_F.REPLACE,
+          what,
+        );
+        if (a.family === 6 && (r.errno === EAFNOSUPPORT || r.errno === EACCES)) {
+          throw new DeviceError(
+            'HostFailure',
+            `netlink ${what}: errno ${r.errno} (IPv6 disabled on this host or on ${bridge}?)`,
+          );
+        }
+        if (r.errno !== 0 && r.errno !== EEXIST) fail(what, r.errno);
+      }
       if (!link.up) {
         const up = await call(RTM.NEWLINK, encodeSetLinkUp(link.index), 0, `bring up ${bridge}`);
         if (up.errno !== 0) fail(`bring up ${bridge}`, up.errno);
       }
     },
-    async removeAddress({ bridge, ip, prefix }) {
+    async removeAddress({ bridge, address }) {
       const link = await getLink(bridge);
       if (link === undefined) return;
-      const r = await call(
-        RTM.DELADDR,
-        encodeIpv4Address({ index: link.index, ip, prefix }),
-        0,
-        `remove address on ${bridge}`,
-      );
-      if (r.errno !== 0 && r.errno !== EADDRNOTAVAIL) fail(`remove address on ${bridge}`, r.errno);
+      const what = `remove IPv${address.family} address on ${bridge}`;
+      const r = await call(RTM.DELADDR, encodeAddress({ index: link.index, ...address }), 0, what);
+      if (r.errno !== 0 && r.errno !== EADDRNOTAVAIL) fail(what, r.errno);
     },
     async deleteBridge(bridge) {
       const r = await call(RTM.DELLINK, encodeLinkByName(bridge), 0, `delete bridge ${bridge}`);
@@ -122,6 +156,36 @@ export function createNetlinkBridgeDriver(): BridgeDriver {
     },
     close() {
       socket.close();
+    },
+  };
+}
+
+/**
+ * A {@link BridgeDriver} that opens its real driver on the first operation that needs one (a
+ * device without pools never opens a netlink socket), at most once even under concurrent calls.
+ * A failed open is not kept: the next operation tries again. `close()` closes only what was opened.
+ */
+export function createLazyBridgeDriver(open: () => Promise<BridgeDriver>): BridgeDriver {
+  let opening: Promise<BridgeDriver> | undefined;
+  const driver = (): Promise<BridgeDriver> => {
+    opening ??= open().catch((e: unknown) => {
+      opening = undefined;
+      throw e;
+    });
+    return opening;
+  };
+  return {
+    ensureBridge: async (args) => (await driver()).ensureBridge(args),
+    removeAddress: async (args) => (await driver()).removeAddress(args),
+    deleteBridge: async (bridge) => (await driver()).deleteBridge(bridge),
+    close() {
+      const pending = opening;
+      opening = undefined;
+      // Also closes a driver whose open is still under way.
+      void pending?.then(
+        (d) => d.close(),
+        () => undefined,
+      );
     },
   };
 }

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseIpv4 } from './ipv4.js';
 import { parseNetworkBlock, parseRunJson } from './parse-run-json.js';
-import { thrown } from './test-fixtures.js';
+import { ip, thrown } from './test-fixtures.js';
 
 const opts = { container: 'c1' };
 
@@ -14,7 +13,7 @@ describe('parseRunJson', () => {
     const n = parseNetworkBlock({ mode: 'pool', pool: 'internal', hostname: 'my-container' }, opts);
     expect(n).toMatchObject({ mode: 'pool', hostname: 'my-container' });
     expect(n.interfaces).toEqual([
-      { name: 'eth0', pool: 'internal', staticAddress: undefined, mac: undefined },
+      { name: 'eth0', pool: 'internal', static4: undefined, static6: undefined, mac: undefined },
     ]);
   });
 
@@ -25,7 +24,7 @@ describe('parseRunJson', () => {
   it('reads the flat ip/mac keys emitted by the image templates', () => {
     const n = parseNetworkBlock({ pool: 'p', ip: '10.0.5.50', mac: '02:AA:bb:cc:dd:ee' }, opts);
     expect(n.interfaces[0]).toMatchObject({
-      staticAddress: { ip: parseIpv4('10.0.5.50'), prefix: undefined },
+      static4: { family: 4, ip: ip('10.0.5.50'), prefix: undefined },
       mac: '02:aa:bb:cc:dd:ee',
     });
   });
@@ -35,10 +34,42 @@ describe('parseRunJson', () => {
       { mode: 'pool', pool: 'a', interfaces: [{ ipv4_address: '10.0.5.9/24' }, { pool: 'b' }] },
       opts,
     );
-    expect(n.interfaces.map((i) => [i.name, i.pool, i.staticAddress?.prefix])).toEqual([
+    expect(n.interfaces.map((i) => [i.name, i.pool, i.static4?.prefix])).toEqual([
       ['eth0', 'a', 24],
       ['eth1', 'b', undefined],
     ]);
+  });
+
+  it('reads a static IPv6 address per interface', () => {
+    const n = parseNetworkBlock(
+      { pool: 'p', interfaces: [{ ipv4_address: '10.0.5.9', ipv6_address: 'fd00:5::9/64' }] },
+      opts,
+    );
+    expect(n.interfaces[0]).toMatchObject({
+      static4: { family: 4, ip: ip('10.0.5.9') },
+      static6: { family: 6, ip: ip('fd00:5::9'), prefix: 64 },
+    });
+  });
+
+  it.each([
+    ['a numeric pool', '{"network":{"pool":5}}', 'pool must be a string, not a number'],
+    ['a numeric mode', '{"network":{"mode":1}}', 'mode must be a string'],
+    [
+      'an object hostname',
+      '{"network":{"pool":"p","hostname":{}}}',
+      'hostname must be a string, not an object',
+    ],
+    [
+      'an IPv4 ipv6_address',
+      '{"network":{"pool":"p","interfaces":[{"ipv6_address":"10.0.5.9"}]}}',
+      'is an IPv4 address, not IPv6',
+    ],
+    ['an octet of 256', '{"network":{"pool":"p","ip":"10.0.5.256"}}', 'octet 256 is out of range'],
+  ])('says what is wrong with %s', (_why, text, message) => {
+    expect(thrown(() => parseRunJson(text, opts))).toMatchObject({
+      code: 'InvalidRunJson',
+      message: expect.stringContaining(message),
+    });
   });
 
   it.each([
@@ -69,6 +100,10 @@ describe('parseRunJson', () => {
     ['a malformed static IP', '{"network":{"pool":"p","ip":"10.0.5"}}'],
     ['an IPv6 static IP', '{"network":{"pool":"p","ip":"fd00::5"}}'],
     ['a bad static prefix', '{"network":{"pool":"p","ip":"10.0.5.5/33"}}'],
+    [
+      'a bad static IPv6 prefix',
+      '{"network":{"pool":"p","interfaces":[{"ipv6_address":"fd00::5/129"}]}}',
+    ],
     ['a malformed MAC', '{"network":{"pool":"p","mac":"02:00:zz:00:00:01"}}'],
     ['a multicast MAC', '{"network":{"pool":"p","mac":"01:00:5e:00:00:01"}}'],
     [

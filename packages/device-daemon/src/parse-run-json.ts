@@ -1,12 +1,10 @@
 import type { ContainerNetwork, InterfaceSpec, StaticAddress } from './container-network.js';
 import { NO_NETWORK } from './container-network.js';
 import { DeviceError } from './device-error.js';
-import { parseIpv4 } from './ipv4.js';
+import type { IpFamily } from './address.js';
+import { describeJsonType, isObject } from './json-value.js';
+import { parseAddressWithPrefix } from './parse-address.js';
 import { isValidName, normaliseMac } from './validate-name.js';
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** Options for {@link parseRunJson}. */
 export interface ParseRunJsonOptions {
@@ -40,7 +38,7 @@ export function parseNetworkBlock(value: unknown, opts: ParseRunJsonOptions): Co
   const fail = (why: string): never => {
     throw new DeviceError('InvalidRunJson', `${opts.container}: network: ${why}`);
   };
-  if (!isObject(value)) return fail('must be an object');
+  if (!isObject(value)) return fail(`must be an object, not ${describeJsonType(value)}`);
   const mode = value['mode'];
   const pool = optionalString(value, 'pool', fail);
   const hostname = optionalString(value, 'hostname', fail);
@@ -55,6 +53,8 @@ export function parseNetworkBlock(value: unknown, opts: ParseRunJsonOptions): Co
     rawInterfaces !== undefined ||
     flatIp !== undefined ||
     flatMac !== undefined;
+  if (mode !== undefined && typeof mode !== 'string')
+    fail(`mode must be a string (pool, host or none), not ${describeJsonType(mode)}`);
   if (mode !== undefined && mode !== 'pool' && mode !== 'host' && mode !== 'none') {
     fail(`unknown mode ${JSON.stringify(mode)} (pool, host or none)`);
   }
@@ -64,12 +64,13 @@ export function parseNetworkBlock(value: unknown, opts: ParseRunJsonOptions): Co
   if (mode === 'host' || mode === 'none') return { mode, hostname, interfaces: [] };
   if (mode === undefined && !wantsPool) return { mode: 'none', hostname, interfaces: [] };
   if (rawInterfaces !== undefined && !Array.isArray(rawInterfaces))
-    fail('interfaces must be an array');
+    fail(`interfaces must be an array, not ${describeJsonType(rawInterfaces)}`);
   const list: unknown[] =
     Array.isArray(rawInterfaces) && rawInterfaces.length > 0 ? rawInterfaces : [{}];
   const interfaces: InterfaceSpec[] = [];
   list.forEach((raw, i) => {
-    if (!isObject(raw)) return fail(`interfaces[${i}] must be an object`);
+    if (!isObject(raw))
+      return fail(`interfaces[${i}] must be an object, not ${describeJsonType(raw)}`);
     const where = `interfaces[${i}]`;
     const name = optionalString(raw, 'name', fail) ?? (i === 0 ? 'eth0' : `eth${i}`);
     if (!isValidName('interface', name))
@@ -81,6 +82,7 @@ export function parseNetworkBlock(value: unknown, opts: ParseRunJsonOptions): Co
     if (!isValidName('pool', ifacePool))
       fail(`${where}: invalid pool name ${JSON.stringify(ifacePool)}`);
     let ipText = optionalString(raw, 'ipv4_address', fail);
+    const ip6Text = optionalString(raw, 'ipv6_address', fail);
     let macText = optionalString(raw, 'mac_address', fail);
     // The flat keys are the first interface's static settings; a contradiction is an error.
     if (i === 0) {
@@ -91,39 +93,38 @@ export function parseNetworkBlock(value: unknown, opts: ParseRunJsonOptions): Co
       ipText ??= flatIp;
       macText ??= flatMac;
     }
-    const staticAddress =
-      ipText === undefined ? undefined : parseStaticAddress(ipText, `${where}: `, fail);
+    const static4 =
+      ipText === undefined ? undefined : parseStaticAddress(ipText, 4, `${where}: `, fail);
+    const static6 =
+      ip6Text === undefined ? undefined : parseStaticAddress(ip6Text, 6, `${where}: `, fail);
     const mac = macText === undefined ? undefined : normaliseMac(macText);
     if (macText !== undefined && mac === undefined)
       fail(`${where}: invalid unicast MAC ${JSON.stringify(macText)}`);
-    interfaces.push({ name, pool: ifacePool, staticAddress, mac });
+    interfaces.push({ name, pool: ifacePool, static4, static6, mac });
   });
   return { mode: 'pool', hostname, interfaces };
 }
 
 function optionalString(
-  obj: Record<string, unknown>,
+  obj: Readonly<Record<string, unknown>>,
   key: string,
   fail: (why: string) => never,
 ): string | undefined {
   const v = obj[key];
   if (v === undefined) return undefined;
-  if (typeof v !== 'string' || v === '') return fail(`${key} must be a non-empty string`);
+  if (typeof v !== 'string') return fail(`${key} must be a string, not ${describeJsonType(v)}`);
+  if (v === '') return fail(`${key} must not be empty`);
   return v;
 }
 
 function parseStaticAddress(
   text: string,
+  family: IpFamily,
   where: string,
   fail: (why: string) => never,
 ): StaticAddress {
-  const slash = text.indexOf('/');
-  const ip = parseIpv4(slash < 0 ? text : text.slice(0, slash));
-  const prefixText = slash < 0 ? undefined : text.slice(slash + 1);
-  const prefix = prefixText === undefined ? undefined : Number(prefixText);
-  if (ip === undefined) return fail(`${where}invalid IPv4 address ${JSON.stringify(text)}`);
-  if (prefixText !== undefined && !/^(?:[0-9]|[12][0-9]|3[0-2])$/.test(prefixText)) {
-    fail(`${where}invalid prefix in ${JSON.stringify(text)}`);
-  }
-  return { ip, prefix, text };
+  const parsed = parseAddressWithPrefix(text, family);
+  if (!parsed.ok)
+    return fail(`${where}${family === 4 ? 'ipv4_address' : 'ipv6_address'}: ${parsed.why}`);
+  return { family, ip: parsed.value.ip, prefix: parsed.value.prefix, text };
 }

@@ -145,4 +145,73 @@ describe('planStart', () => {
       ['eth1', '10.0.5.3'],
     ]);
   });
+
+  describe('with IPv6 pools', () => {
+    const six = {
+      dual: { ...pools.internal, subnet6: 'fd00:5::/64', gateway6: 'fd00:5::1' },
+      v6: { bridge: 'pvbr6', subnet6: 'fd00:6::/64', gateway6: 'fd00:6::1' },
+    };
+
+    it('gives a dual-stack interface one lease per family, one MAC, and both families in the config', () => {
+      const rev = revisionOf({ pools: six, containers: { app: { network: { pool: 'dual' } } } });
+      const plan = planStart(EMPTY_LEASE_BOOK, rev, 'app');
+      expect(formatLxcNetwork(plan.config!)).toBe(
+        [
+          'lxc.uts.name = app',
+          'lxc.net.0.type = veth',
+          'lxc.net.0.link = pvbr0',
+          'lxc.net.0.name = eth0',
+          'lxc.net.0.ipv4.address = 10.0.5.2/24',
+          'lxc.net.0.ipv4.gateway = 10.0.5.1',
+          'lxc.net.0.ipv6.address = fd00:5::2/64',
+          'lxc.net.0.ipv6.gateway = fd00:5::1',
+          'lxc.net.0.hwaddr = 02:00:0a:00:05:02',
+          'lxc.net.0.flags = up',
+          '',
+        ].join('\n'),
+      );
+      expect(plan.leases.map((l) => l.mac)).toEqual(['02:00:0a:00:05:02', '02:00:0a:00:05:02']);
+      // A restart gets the same leases back and changes nothing.
+      expect(planStart(plan.book, rev, 'app').book).toBe(plan.book);
+    });
+
+    it('serves an IPv6-only pool with a static IPv6 address and a static MAC', () => {
+      const rev = revisionOf({
+        pools: six,
+        containers: {
+          app: {
+            network: {
+              pool: 'v6',
+              interfaces: [{ ipv6_address: 'fd00:6::50/64', mac_address: '02:aa:00:00:00:01' }],
+            },
+          },
+        },
+      });
+      const text = formatLxcNetwork(planStart(EMPTY_LEASE_BOOK, rev, 'app').config!);
+      expect(text).not.toContain('ipv4');
+      expect(text).toContain(
+        'lxc.net.0.ipv6.address = fd00:6::50/64\nlxc.net.0.ipv6.gateway = fd00:6::1\n',
+      );
+      expect(text).toContain('lxc.net.0.hwaddr = 02:aa:00:00:00:01');
+    });
+
+    it('refuses a static address of a family the pool does not serve, leasing nothing', () => {
+      const rev = revisionOf({
+        pools: six,
+        containers: { app: { network: { pool: 'v6', ip: '10.0.6.5' } } },
+      });
+      expect(thrown(() => planStart(EMPTY_LEASE_BOOK, rev, 'app'))).toMatchObject({
+        code: 'StaticOutsideSubnet',
+        message: expect.stringContaining("pool 'v6' has no IPv4 subnet"),
+      });
+    });
+  });
+
+  it('says "refusing to start" nowhere in the error itself (the log line says it once)', () => {
+    const rev = revisionOf({ pools, containers: { x: { network: { pool: 'nope' } } } });
+    expect(thrown(() => planStart(EMPTY_LEASE_BOOK, rev, 'x'))).toMatchObject({
+      code: 'UnknownPool',
+      message: "platform 'x' references unknown pool 'nope'",
+    });
+  });
 });

@@ -1,9 +1,12 @@
+import type { IpFamily } from './address.js';
+import { FAMILIES } from './address.js';
 import type { LeaseResult } from './allocate-address.js';
 import { allocateAddress } from './allocate-address.js';
 import { DeviceError } from './device-error.js';
 import type { Lease, LeaseBook } from './lease.js';
 import type { LxcInterface, LxcNetworkConfig } from './render-lxc-network.js';
 import { renderLxcNetwork } from './render-lxc-network.js';
+import { poolFamily } from './pool.js';
 import { reserveStaticAddress } from './reserve-static-address.js';
 import type { Revision } from './revision.js';
 
@@ -18,7 +21,8 @@ export interface StartPlan {
 /**
  * Plans a container start against the applied revision: pre-start validation (a pool container
  * must not bake `lxc.net.*`), then per interface the pool lookup and a static reservation or an
- * allocation, reusing the container's existing leases. Throws `UnknownContainer`, the container's
+ * allocation per family the pool serves (IPv4 first; a dual-stack interface gets one lease of each
+ * family and one MAC), reusing the container's existing leases. Throws `UnknownContainer`, the container's
  * own parse error, `BakedLxcNet`, `UnknownPool`, `StaticOutsideSubnet`, `StaticNotHostAddress`,
  * `StaticInUse` or `PoolExhausted`. On failure the input book stands: leases taken by this attempt
  * for earlier interfaces are rolled back by construction; leases held from earlier starts stay.
@@ -48,21 +52,31 @@ export function planStart(book: LeaseBook, revision: Revision, container: string
     if (pool === undefined) {
       throw new DeviceError(
         'UnknownPool',
-        `platform '${container}' references unknown pool '${iface.pool}', refusing to start`,
+        `platform '${container}' references unknown pool '${iface.pool}'`,
       );
     }
-    const args = { owner: container, interface: iface.name, mac: iface.mac };
-    const result: LeaseResult =
-      iface.staticAddress === undefined
-        ? allocateAddress(next, pool, args)
-        : reserveStaticAddress(next, pool, { ...args, address: iface.staticAddress });
-    next = result.book;
-    interfaces.push({ name: iface.name, lease: result.lease, pool });
+    const leased: Partial<Record<IpFamily, Lease>> = {};
+    let mac = iface.mac;
+    for (const family of FAMILIES) {
+      const wanted = family === 4 ? iface.static4 : iface.static6;
+      if (poolFamily(pool, family) === undefined && wanted === undefined) continue;
+      const args = { owner: container, interface: iface.name, mac };
+      const result: LeaseResult =
+        wanted === undefined
+          ? allocateAddress(next, pool, { ...args, family })
+          : reserveStaticAddress(next, pool, { ...args, address: wanted });
+      next = result.book;
+      leased[family] = result.lease;
+      // Both families of one interface share its MAC: the first family's decides.
+      mac ??= result.lease.mac;
+    }
+    interfaces.push({ name: iface.name, pool, ipv4: leased[4], ipv6: leased[6] });
   }
   const config = renderLxcNetwork({
     hostname: entry.network.hostname ?? container,
     interfaces,
     namespaceKeep: entry.lxc?.namespaceKeep,
   });
-  return { book: next, leases: interfaces.map((i) => i.lease), config };
+  const leases = interfaces.flatMap((i) => [i.ipv4, i.ipv6].filter((l) => l !== undefined));
+  return { book: next, leases, config };
 }

@@ -4,8 +4,11 @@ import type { Pool } from './pool.js';
 /** One leased interface, ready to be written into LXC's configuration. */
 export interface LxcInterface {
   readonly name: string;
-  readonly lease: Lease;
   readonly pool: Pool;
+  /** The interface's IPv4 lease, when its pool has an IPv4 subnet. */
+  readonly ipv4: Lease | undefined;
+  /** The interface's IPv6 lease, when its pool has an IPv6 subnet. */
+  readonly ipv6: Lease | undefined;
 }
 
 /** What a container start hands to LXC. */
@@ -18,8 +21,8 @@ export interface LxcNetworkConfig {
 
 /**
  * Renders the LXC network configuration of a started container: a veth per interface on its
- * pool's bridge, the address always with the pool's prefix (a bare address would get a classful
- * prefix from LXC), the gateway, the MAC and `flags = up`.
+ * pool's bridge, each family's address always with the pool's prefix (a bare IPv4 address would
+ * get a classful prefix from LXC) and its gateway, the MAC and `flags = up`.
  */
 export function renderLxcNetwork(args: {
   readonly hostname: string;
@@ -33,11 +36,23 @@ export function renderLxcNetwork(args: {
       [`${k}.type`, 'veth'],
       [`${k}.link`, iface.pool.bridge],
       [`${k}.name`, iface.name],
-      [`${k}.ipv4.address`, `${iface.lease.address}/${iface.pool.cidr.prefix}`],
-      [`${k}.ipv4.gateway`, iface.pool.gateway],
-      [`${k}.hwaddr`, iface.lease.mac],
-      [`${k}.flags`, 'up'],
     );
+    const { ipv4, ipv6 } = iface.pool;
+    if (iface.ipv4 !== undefined && ipv4 !== undefined) {
+      entries.push(
+        [`${k}.ipv4.address`, `${iface.ipv4.address}/${ipv4.cidr.prefix}`],
+        [`${k}.ipv4.gateway`, ipv4.gateway],
+      );
+    }
+    if (iface.ipv6 !== undefined && ipv6 !== undefined) {
+      entries.push(
+        [`${k}.ipv6.address`, `${iface.ipv6.address}/${ipv6.cidr.prefix}`],
+        [`${k}.ipv6.gateway`, ipv6.gateway],
+      );
+    }
+    const mac = (iface.ipv4 ?? iface.ipv6)?.mac;
+    if (mac !== undefined) entries.push([`${k}.hwaddr`, mac]);
+    entries.push([`${k}.flags`, 'up']);
   });
   const namespaceKeep = args.namespaceKeep?.filter((ns) => ns !== 'net').join(' ');
   return { entries, namespaceKeep };

@@ -1,7 +1,8 @@
-import { broadcastOf, formatIpv4, macForIpv4, subnetContains } from './ipv4.js';
+import { formatAddress, isHostAddress, macForAddress, subnetContains } from './address.js';
 import type { Lease, LeaseBook } from './lease.js';
 import { leaseKey, reservationOwner } from './lease.js';
 import type { PoolRegistry } from './pool.js';
+import { poolFamily } from './pool.js';
 import type { BakedAddress } from './scan-lxc-config.js';
 
 /** What happened to one baked address; `reserved` is the only outcome that adds a lease. */
@@ -17,10 +18,11 @@ export interface BakedReservation {
 }
 
 /**
- * Reserves addresses baked into a container's lxc.container.conf so the allocator never hands
- * them out: an address inside a pool becomes a `reserved` lease owned by `static:<container>`.
- * Addresses outside every pool are ignored, a gateway clash or a network/broadcast address is
- * reported and not reserved, and an address already leased is skipped. Never throws.
+ * Reserves addresses baked into a container's lxc.container.conf (IPv4 and IPv6) so the allocator
+ * never hands them out: an address inside a pool's subnet of its family becomes a `reserved` lease
+ * owned by `static:<container>`. Addresses outside every pool are ignored, a gateway clash or a
+ * network/broadcast (IPv6: subnet-router anycast) address is reported and not reserved, and an
+ * address already leased is skipped. Never throws.
  */
 export function reserveBakedAddresses(
   book: LeaseBook,
@@ -31,40 +33,48 @@ export function reserveBakedAddresses(
   let leases: Map<string, Lease> | undefined;
   const owner = reservationOwner(args.container);
   for (const baked of args.addresses) {
-    const address = formatIpv4(baked.ip);
-    const pool = [...pools.values()].find((p) => subnetContains(p.cidr, baked.ip));
+    const { family, ip } = baked;
+    const address = formatAddress(family, ip);
+    const pool = [...pools.values()].find((p) => {
+      const side = poolFamily(p, family);
+      return side !== undefined && subnetContains(side.cidr, ip);
+    });
     const report = (outcome: BakedOutcome): void => {
       results.push({ container: args.container, address, pool: pool?.name, outcome });
     };
-    if (pool === undefined) {
+    const side = pool === undefined ? undefined : poolFamily(pool, family);
+    if (pool === undefined || side === undefined) {
       report('outside-pools');
       continue;
     }
-    if (baked.ip === pool.gatewayIp) {
+    if (ip === side.gatewayIp) {
       report('gateway-clash');
       continue;
     }
-    if (baked.ip === pool.cidr.base || baked.ip === broadcastOf(pool.cidr)) {
+    if (!isHostAddress(side.cidr, ip)) {
       report('not-host-address');
       continue;
     }
     const current = leases ?? book.leases;
-    if ([...current.values()].some((l) => l.pool === pool.name && l.ip === baked.ip)) {
+    if (
+      [...current.values()].some((l) => l.pool === pool.name && l.family === family && l.ip === ip)
+    ) {
       report('duplicate');
       continue;
     }
     leases ??= new Map(book.leases);
     // LXC allows several addresses per interface, so the address is part of the key.
-    const iface = `net${baked.index}@${address}`;
-    leases.set(leaseKey(pool.name, owner, iface), {
+    const lease: Lease = {
       pool: pool.name,
       owner,
-      interface: iface,
-      ip: baked.ip,
+      interface: `net${baked.index}@${address}`,
+      family,
+      ip,
       address,
-      mac: macForIpv4(baked.ip),
+      mac: macForAddress(ip),
       kind: 'reserved',
-    });
+    };
+    leases.set(leaseKey(lease), lease);
     report('reserved');
   }
   return { book: leases === undefined ? book : { leases, cursors: book.cursors }, results };

@@ -1,15 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { allocateAddress } from './allocate-address.js';
-import { parseIpv4 } from './ipv4.js';
 import { EMPTY_LEASE_BOOK } from './lease.js';
 import { reserveStaticAddress } from './reserve-static-address.js';
-import { bridgePool, thrown } from './test-fixtures.js';
+import { bridgePool, bridgePool6, staticAddress as addr, thrown } from './test-fixtures.js';
 
 const pool = bridgePool('st', '10.0.6.0/24');
-const addr = (text: string) => {
-  const [ip, prefix] = text.split('/');
-  return { ip: parseIpv4(ip!)!, prefix: prefix === undefined ? undefined : Number(prefix), text };
-};
 
 describe('reserveStaticAddress', () => {
   it('reserves a static address idempotently for the same owner', () => {
@@ -37,9 +32,9 @@ describe('reserveStaticAddress', () => {
       interface: 'eth0',
       address: addr('10.0.6.2'),
     });
-    expect(allocateAddress(book, pool, { owner: 'd', interface: 'eth0' }).lease.address).toBe(
-      '10.0.6.3',
-    );
+    expect(
+      allocateAddress(book, pool, { family: 4, owner: 'd', interface: 'eth0' }).lease.address,
+    ).toBe('10.0.6.3');
   });
 
   it.each([
@@ -51,6 +46,7 @@ describe('reserveStaticAddress', () => {
     ['leased to another owner', '10.0.6.2', 'StaticInUse'],
   ])('refuses an address %s', (_why, text, code) => {
     const taken = allocateAddress(EMPTY_LEASE_BOOK, pool, {
+      family: 4,
       owner: 'other',
       interface: 'eth0',
     }).book;
@@ -59,5 +55,37 @@ describe('reserveStaticAddress', () => {
         reserveStaticAddress(taken, pool, { owner: 's1', interface: 'eth0', address: addr(text) }),
       ),
     ).toMatchObject({ code });
+  });
+
+  it.each([
+    ['outside the subnet', 'fd00:7::5', 'StaticOutsideSubnet'],
+    ['with a different prefix', 'fd00:6::5/80', 'StaticOutsideSubnet'],
+    ['the subnet-router anycast address', 'fd00:6::', 'StaticNotHostAddress'],
+    ['the gateway', 'fd00:6::1', 'StaticInUse'],
+    ['in a pool without IPv6', '10.0.6.9', 'StaticOutsideSubnet'],
+  ])('refuses an IPv6 address %s', (_why, text, code) => {
+    const v6 = bridgePool6('six', 'fd00:6::/64');
+    expect(
+      thrown(() =>
+        reserveStaticAddress(EMPTY_LEASE_BOOK, v6, {
+          owner: 's1',
+          interface: 'eth0',
+          address: addr(text),
+        }),
+      ),
+    ).toMatchObject({ code });
+  });
+
+  it('reserves a static IPv6 address and the allocator skips it', () => {
+    const v6 = bridgePool6('six', 'fd00:6::/64');
+    const { book, lease } = reserveStaticAddress(EMPTY_LEASE_BOOK, v6, {
+      owner: 's',
+      interface: 'eth0',
+      address: addr('fd00:6::2/64'),
+    });
+    expect(lease).toMatchObject({ family: 6, address: 'fd00:6::2', kind: 'static' });
+    expect(
+      allocateAddress(book, v6, { family: 6, owner: 'd', interface: 'eth0' }).lease.address,
+    ).toBe('fd00:6::3');
   });
 });

@@ -44,11 +44,15 @@ export function parseRevision(files: RevisionFiles): Revision {
   const sorted = [...files.containers].sort((a, b) =>
     a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
   );
-  for (const c of sorted) containers.set(c.name, parseContainer(c));
+  for (const c of sorted) containers.set(c.name, parseContainerEntry(c));
   return { pools, containers };
 }
 
-function parseContainer(c: RevisionFiles['containers'][number]): ContainerEntry {
+/**
+ * Parses one container's files. Never throws a `DeviceError`: an invalid run.json or
+ * lxc.container.conf is kept on the entry as `error` (mode none).
+ */
+export function parseContainerEntry(c: RevisionFiles['containers'][number]): ContainerEntry {
   try {
     if (!isValidName('container', c.name)) {
       throw new DeviceError('InvalidRunJson', `invalid container name ${JSON.stringify(c.name)}`);

@@ -1,11 +1,10 @@
 import { rt } from 'netlink';
 import { describe, expect, it } from 'vitest';
-import { parseIpv4 } from './ipv4.js';
 import {
   decodeErrno,
   decodeLink,
   encodeAttr,
-  encodeIpv4Address,
+  encodeAddress,
   encodeLinkByName,
   encodeNewBridge,
   encodeSetLinkUp,
@@ -37,12 +36,24 @@ describe('rtnetlink encoding', () => {
 
   it('encodes an IPv4 address with prefix and broadcast', () => {
     const msg = rt.parseAddressMessage(
-      buf(encodeIpv4Address({ index: 4, ip: parseIpv4('10.0.5.1')!, prefix: 24 })),
+      buf(encodeAddress({ index: 4, family: 4, ip: 0x0a000501n, prefix: 24 })),
     );
     expect(msg.data).toMatchObject({ family: 2, prefixlen: 24, index: 4 });
+    expect(msg.data.flags?.nodad).toBeFalsy();
     expect([...msg.attrs.local!]).toEqual([10, 0, 5, 1]);
     expect([...msg.attrs.address!]).toEqual([10, 0, 5, 1]);
     expect([...msg.attrs.broadcast!]).toEqual([10, 0, 5, 255]);
+  });
+
+  it('encodes an IPv6 address with its prefix, NODAD and no broadcast', () => {
+    // fd00:5::1
+    const ip = (0xfd000005n << 96n) | 1n;
+    const msg = rt.parseAddressMessage(buf(encodeAddress({ index: 9, family: 6, ip, prefix: 64 })));
+    expect(msg.data).toMatchObject({ family: 10, prefixlen: 64, index: 9, flags: { nodad: true } });
+    const bytes = [0xfd, 0, 0, 5, ...new Array<number>(11).fill(0), 1];
+    expect([...msg.attrs.local!]).toEqual(bytes);
+    expect([...msg.attrs.address!]).toEqual(bytes);
+    expect(msg.attrs.broadcast).toBeUndefined();
   });
 
   it('decodes what it encodes', () => {

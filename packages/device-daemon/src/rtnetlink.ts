@@ -10,6 +10,9 @@ export const NLMSG_ERROR = 2;
 
 const AF_UNSPEC = 0;
 const AF_INET = 2;
+const AF_INET6 = 10;
+/** ifa_flags: skip duplicate address detection, so the address is usable at once. */
+const IFA_F_NODAD = 0x02;
 const IFF_UP = 1;
 const IFLA_IFNAME = 3;
 const IFLA_LINKINFO = 18;
@@ -44,8 +47,10 @@ function cString(text: string): Uint8Array {
   return out;
 }
 
-function ipv4Bytes(ip: number): Uint8Array {
-  return new Uint8Array([ip >>> 24, (ip >>> 16) & 0xff, (ip >>> 8) & 0xff, ip & 0xff]);
+function addressBytes(family: 4 | 6, ip: bigint): Uint8Array {
+  const out = new Uint8Array(family === 4 ? 4 : 16);
+  for (let i = out.length - 1, v = ip; i >= 0; i--, v >>= 8n) out[i] = Number(v & 0xffn);
+  return out;
 }
 
 function concat(parts: readonly Uint8Array[]): Uint8Array {
@@ -92,23 +97,34 @@ export function encodeSetLinkUp(index: number): Uint8Array {
   return ifinfomsg({ index, flags: IFF_UP, change: IFF_UP });
 }
 
-/** RTM_NEWADDR / RTM_DELADDR body for an IPv4 address with its prefix and broadcast. */
-export function encodeIpv4Address(args: { index: number; ip: number; prefix: number }): Uint8Array {
+/**
+ * RTM_NEWADDR / RTM_DELADDR body for an address with its prefix: IPv4 with its broadcast address;
+ * IPv6 flagged NODAD (a gateway the daemon owns for its pool needs no duplicate detection, and
+ * without the flag it stays tentative, unusable, until the bridge has carrier).
+ */
+export function encodeAddress(args: {
+  readonly index: number;
+  readonly family: 4 | 6;
+  readonly ip: bigint;
+  readonly prefix: number;
+}): Uint8Array {
   const head = new Uint8Array(IFADDRMSG_LEN);
   const view = new DataView(head.buffer);
-  view.setUint8(0, AF_INET);
+  view.setUint8(0, args.family === 4 ? AF_INET : AF_INET6);
   view.setUint8(1, args.prefix);
-  view.setUint8(2, 0); // flags
+  view.setUint8(2, args.family === 4 ? 0 : IFA_F_NODAD);
   view.setUint8(3, 0); // RT_SCOPE_UNIVERSE
   view.setUint32(4, args.index, LE);
-  const hostMask = args.prefix >= 32 ? 0 : 2 ** (32 - args.prefix) - 1;
-  const broadcast = (args.ip | hostMask) >>> 0;
-  return concat([
+  const parts = [
     head,
-    encodeAttr(IFA_LOCAL, ipv4Bytes(args.ip)),
-    encodeAttr(IFA_ADDRESS, ipv4Bytes(args.ip)),
-    encodeAttr(IFA_BROADCAST, ipv4Bytes(broadcast)),
-  ]);
+    encodeAttr(IFA_LOCAL, addressBytes(args.family, args.ip)),
+    encodeAttr(IFA_ADDRESS, addressBytes(args.family, args.ip)),
+  ];
+  if (args.family === 4) {
+    const hostMask = (1n << BigInt(32 - args.prefix)) - 1n;
+    parts.push(encodeAttr(IFA_BROADCAST, addressBytes(4, args.ip | hostMask)));
+  }
+  return concat(parts);
 }
 
 /** A link as read back from RTM_NEWLINK (the answer to RTM_GETLINK). */

@@ -1,13 +1,19 @@
 import { rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
-import type { DeviceDaemon } from './device-daemon.js';
+import type { BootReport, DeviceDaemon } from './device-daemon.js';
 import { createDeviceDaemon } from './device-daemon.js';
 import { createFileLeaseStore } from './file-lease-store.js';
+import { createFileRevisionStore } from './file-revision-store.js';
 import { createHttpApi } from './http-api.js';
 import { createProcIpForwarding } from './ip-forwarding.js';
 import type { Clock, Logger } from './logger.js';
 import { createNatDriver } from './nat-driver.js';
-import { createNetlinkBridgeDriver } from './netlink-bridge-driver.js';
+import type { RouteSocket } from './netlink-bridge-driver.js';
+import {
+  createLazyBridgeDriver,
+  createNetlinkBridgeDriver,
+  openRouteSocket,
+} from './netlink-bridge-driver.js';
 import { readRevisionDir } from './read-revision-dir.js';
 import { createCommandRunner } from './run-command.js';
 
@@ -15,34 +21,44 @@ import { createCommandRunner } from './run-command.js';
 export interface DeviceServerOptions {
   /** The revision applied at start-up (after the leases are restored); optional. */
   readonly stateDir: string | undefined;
+  /** Where the leases and the last good revision are kept. */
   readonly dataDir: string;
   readonly socketPath: string;
   readonly logger: Logger;
   readonly clock: Clock;
-  /** PATH used to find `nft` and `iptables`. */
+  /** PATH used to find `nft`, `iptables` and `ip6tables`. */
   readonly path: string;
   /** Usually `/proc`. */
   readonly procRoot: string;
   readonly memory?: () => number;
+  /**
+   * Opens the NETLINK_ROUTE socket the bridge driver uses, on first need (default: the `netlink`
+   * package's). A device without pools never calls it.
+   */
+  readonly openRouteSocket?: () => Promise<RouteSocket>;
 }
 
-/** A running daemon: its core and its HTTP server, and how to stop both. */
+/** A running daemon: its core, its HTTP server, what the boot did, and how to stop both. */
 export interface DeviceServer {
   readonly daemon: DeviceDaemon;
   readonly server: Server;
+  readonly boot: BootReport;
   close(): Promise<void>;
 }
 
 /**
- * Wires the real adapters (file lease store, rtnetlink bridges, nft/iptables NAT, /proc
- * forwarding), restores the leases, applies `stateDir` if given, and listens on `socketPath`
- * (a stale socket file is replaced). Rejects when the lease file is corrupt or the initial apply
- * fails.
+ * Wires the real adapters (file lease and revision stores, rtnetlink bridges opened on first
+ * need, nft/iptables NAT, /proc forwarding), restores the leases and the last good revision,
+ * boots on `stateDir` (a refused revision there keeps the last good one in force and the API up)
+ * and listens on `socketPath` (a stale socket file is replaced). Rejects when a persisted file is
+ * corrupt, the state directory cannot be read, or the host cannot be set up (`HostFailure`).
  */
 export async function runDeviceServer(opts: DeviceServerOptions): Promise<DeviceServer> {
-  const bridges = createNetlinkBridgeDriver();
+  const open = opts.openRouteSocket ?? openRouteSocket;
+  const bridges = createLazyBridgeDriver(async () => createNetlinkBridgeDriver(await open()));
   const daemon = createDeviceDaemon({
     store: createFileLeaseStore({ dir: opts.dataDir }),
+    revisions: createFileRevisionStore({ dir: opts.dataDir }),
     bridges,
     nat: createNatDriver({ runner: createCommandRunner({ path: opts.path }) }),
     forwarding: createProcIpForwarding({ procRoot: opts.procRoot }),
@@ -50,9 +66,12 @@ export async function runDeviceServer(opts: DeviceServerOptions): Promise<Device
     clock: opts.clock,
     ...(opts.memory === undefined ? {} : { memory: opts.memory }),
   });
+  let boot: BootReport;
   try {
     await daemon.init();
-    if (opts.stateDir !== undefined) await daemon.apply(await readRevisionDir(opts.stateDir));
+    boot = await daemon.boot(
+      opts.stateDir === undefined ? undefined : await readRevisionDir(opts.stateDir),
+    );
   } catch (e) {
     bridges.close();
     throw e;
@@ -68,10 +87,11 @@ export async function runDeviceServer(opts: DeviceServerOptions): Promise<Device
     server.once('error', reject);
     server.listen(opts.socketPath, () => resolve());
   });
-  opts.logger.log('info', 'listening', { socket: opts.socketPath });
+  opts.logger.log('info', 'listening', { socket: opts.socketPath, revision: boot.inForce });
   return {
     daemon,
     server,
+    boot,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       bridges.close();

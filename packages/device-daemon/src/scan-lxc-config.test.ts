@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseIpv4 } from './ipv4.js';
 import { scanLxcConfig } from './scan-lxc-config.js';
-import { thrown } from './test-fixtures.js';
+import { ip, thrown } from './test-fixtures.js';
 
 const opts = { container: 'legacy' };
 
@@ -22,8 +21,8 @@ describe('scanLxcConfig', () => {
       opts,
     );
     expect(scan.addresses).toEqual([
-      { index: 0, ip: parseIpv4('10.0.3.2'), line: 4 },
-      { index: 3, ip: parseIpv4('10.0.9.9'), line: 7 },
+      { index: 0, family: 4, ip: ip('10.0.3.2'), line: 4 },
+      { index: 3, family: 4, ip: ip('10.0.9.9'), line: 7 },
     ]);
     expect(scan.netKeys.map((k) => k.key)).toEqual([
       'lxc.net.0.type',
@@ -33,6 +32,22 @@ describe('scanLxcConfig', () => {
       'lxc.net.3.ipv4.address',
     ]);
     expect(scan.namespaceKeep).toEqual(['user', 'net', 'ipc']);
+  });
+
+  it('finds baked IPv6 addresses beside IPv4 ones', () => {
+    const scan = scanLxcConfig(
+      [
+        'lxc.net.0.ipv4.address = 10.0.3.2/24',
+        'lxc.net.0.ipv6.address = fd00:3::2/64',
+        'lxc.net.0.ipv6.gateway = fd00:3::1',
+        'lxc.net.1.ipv6.address = auto',
+      ].join('\n'),
+      opts,
+    );
+    expect(scan.addresses).toEqual([
+      { index: 0, family: 4, ip: ip('10.0.3.2'), line: 1 },
+      { index: 0, family: 6, ip: ip('fd00:3::2'), line: 2 },
+    ]);
   });
 
   it('counts legacy lxc.network.* keys as network config', () => {
@@ -50,6 +65,8 @@ describe('scanLxcConfig', () => {
     ['a malformed address', 'lxc.net.0.ipv4.address = 10.0.3'],
     ['an IPv6 address', 'lxc.net.0.ipv4.address = fd00::1'],
     ['a bad prefix', 'lxc.net.0.ipv4.address = 10.0.3.2/40'],
+    ['an IPv4 address as ipv6.address', 'lxc.net.0.ipv6.address = 10.0.3.2'],
+    ['a malformed IPv6 address', 'lxc.net.0.ipv6.address = fd00:::1/64'],
   ])('refuses %s with InvalidLxcConfig', (_why, text) => {
     expect(thrown(() => scanLxcConfig(text, opts))).toMatchObject({ code: 'InvalidLxcConfig' });
   });

@@ -1,10 +1,12 @@
 import { DeviceError } from './device-error.js';
-import { parseIpv4 } from './ipv4.js';
+import type { IpFamily } from './address.js';
+import { parseAddressWithPrefix } from './parse-address.js';
 
-/** An address hard-coded in an lxc.container.conf (`lxc.net.N.ipv4.address`). */
+/** An address hard-coded in an lxc.container.conf (`lxc.net.N.ipv4.address` or `.ipv6.address`). */
 export interface BakedAddress {
   readonly index: number;
-  readonly ip: number;
+  readonly family: IpFamily;
+  readonly ip: bigint;
   readonly line: number;
 }
 
@@ -12,20 +14,19 @@ export interface BakedAddress {
 export interface LxcConfigScan {
   /** Keys of every `lxc.net.*` (and legacy `lxc.network.*`) line, with 1-based line numbers. */
   readonly netKeys: readonly { readonly key: string; readonly line: number }[];
-  /** Hard-coded IPv4 addresses; `auto` and `dhcp` are not addresses and are left out. */
+  /** Hard-coded addresses of both families; `auto` and `dhcp` are not addresses and are left out. */
   readonly addresses: readonly BakedAddress[];
   /** The namespaces of the last `lxc.namespace.keep` line, if any. */
   readonly namespaceKeep: readonly string[] | undefined;
 }
 
 const KEY = /^lxc\.[A-Za-z0-9_.-]+$/;
-const ADDRESS_KEY = /^lxc\.net\.(0|[1-9][0-9]{0,3})\.ipv4\.address$/;
-const PREFIX = /^(?:[0-9]|[12][0-9]|3[0-2])$/;
+const ADDRESS_KEY = /^lxc\.net\.(0|[1-9][0-9]{0,3})\.ipv([46])\.address$/;
 
 /**
  * Reads an lxc.container.conf as `key = value` lines (blank lines and `#` comments skipped).
  * Throws `InvalidLxcConfig` for a line that is not `lxc.<key> = value` or an address that is not
- * IPv4 (`a.b.c.d` or `a.b.c.d/p`, optionally followed by a broadcast address).
+ * of its key's family (`a.b.c.d[/p]`, optionally followed by a broadcast address, or `x::y[/p]`).
  */
 export function scanLxcConfig(text: string, opts: { readonly container: string }): LxcConfigScan {
   const netKeys: { key: string; line: number }[] = [];
@@ -54,16 +55,10 @@ export function scanLxcConfig(text: string, opts: { readonly container: string }
     if (!m) continue;
     const first = value.split(/[\s#]/)[0] ?? '';
     if (first === '' || /^(auto|dhcp)$/i.test(first)) continue;
-    const [ipText = '', prefixText, ...rest] = first.split('/');
-    const ip = parseIpv4(ipText);
-    if (
-      ip === undefined ||
-      rest.length > 0 ||
-      (prefixText !== undefined && !PREFIX.test(prefixText))
-    ) {
-      fail(`${key}: ${JSON.stringify(first.slice(0, 80))} is not an IPv4 address`);
-    }
-    addresses.push({ index: Number(m[1]), ip: ip as number, line: lineNo });
+    const family = m[2] === '4' ? 4 : 6;
+    const parsed = parseAddressWithPrefix(first, family);
+    if (!parsed.ok) fail(`${key}: ${parsed.why}`);
+    else addresses.push({ index: Number(m[1]), family, ip: parsed.value.ip, line: lineNo });
   }
   return { netKeys, addresses, namespaceKeep };
 }

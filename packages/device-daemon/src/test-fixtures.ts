@@ -1,4 +1,6 @@
 // Builders for tests (excluded from the build by the test-* pattern).
+import { parseIp } from '@netledger/accounting';
+import type { StaticAddress } from './container-network.js';
 import type { Revision, RevisionFiles } from './revision.js';
 import { parseRevision } from './revision.js';
 import type { Pool } from './pool.js';
@@ -11,6 +13,25 @@ export interface PoolJson {
   subnet?: string;
   gateway?: string;
   nat?: boolean | string;
+  subnet6?: string;
+  gateway6?: string;
+  nat6?: boolean | string;
+}
+
+/** The value of an address (IPv4 or IPv6) written as text. */
+export function ip(text: string): bigint {
+  return parseIp(text).value;
+}
+
+/** A static address as run.json would give it (`10.0.6.50`, `10.0.6.50/24`, `fd00::5/64`). */
+export function staticAddress(text: string): StaticAddress {
+  const [address = '', prefix] = text.split('/');
+  return {
+    family: address.includes(':') ? 6 : 4,
+    ip: ip(address),
+    prefix: prefix === undefined ? undefined : Number(prefix),
+    text,
+  };
 }
 
 /** One container of a fixture revision. */
@@ -53,6 +74,17 @@ export function bridgePool(name: string, subnet: string, extra: PoolJson = {}): 
     bridge: `br-${name}`.slice(0, 15),
     subnet,
     gateway: `${base[0]}.${base[1]}.${base[2]}.${Number(base[3]) + 1}`,
+    ...extra,
+  });
+}
+
+/** An IPv6 bridge pool `name` on `subnet6` with the gateway at ::1 (or as given), optionally dual-stack. */
+export function bridgePool6(name: string, subnet6: string, extra: PoolJson = {}): Pool {
+  return parsePool(name, {
+    type: 'bridge',
+    bridge: `br-${name}`.slice(0, 15),
+    subnet6,
+    gateway6: subnet6.replace(/::\/\d+$/, '::1'),
     ...extra,
   });
 }

@@ -1,5 +1,6 @@
+import type { IpFamily } from './address.js';
 import type { Lease, LeaseBook, LeaseKind } from './lease.js';
-import type { PoolRegistry, PoolSpec } from './pool.js';
+import type { PoolFamily, PoolRegistry, PoolSpec } from './pool.js';
 import { poolCapacity, toPoolSpec } from './pool.js';
 
 /** A lease as the API shows it. */
@@ -7,18 +8,28 @@ export interface LeaseView {
   readonly pool: string;
   readonly owner: string;
   readonly interface: string;
+  readonly family: IpFamily;
   readonly address: string;
   readonly mac: string;
   readonly kind: LeaseKind;
 }
 
-/** A pool as the API shows it: its spec and its usage. */
-export interface PoolView extends PoolSpec {
+/**
+ * How much of one family of a pool is used. Counts are numbers: exact for IPv4, and for IPv6 up
+ * to 2^53 (a /64's capacity, 2^64 - 2, shows rounded).
+ */
+export interface PoolUsage {
   readonly capacity: number;
   readonly leased: number;
   readonly reserved: number;
   readonly free: number;
 }
+
+/**
+ * A pool as the API shows it: its spec, its IPv4 usage at the top level (as before IPv6 pools,
+ * absent for a pool without IPv4) and its IPv6 usage under `ipv6`.
+ */
+export type PoolView = PoolSpec & Partial<PoolUsage> & { readonly ipv6?: PoolUsage };
 
 /** The API view of a lease. */
 export function toLeaseView(l: Lease): LeaseView {
@@ -26,6 +37,7 @@ export function toLeaseView(l: Lease): LeaseView {
     pool: l.pool,
     owner: l.owner,
     interface: l.interface,
+    family: l.family,
     address: l.address,
     mac: l.mac,
     kind: l.kind,
@@ -38,12 +50,24 @@ export function toPoolViews(pools: PoolRegistry, book: LeaseBook): PoolView[] {
   const reserved = new Map<string, number>();
   for (const l of book.leases.values()) {
     const m = l.kind === 'reserved' ? reserved : leased;
-    m.set(l.pool, (m.get(l.pool) ?? 0) + 1);
+    const key = `${l.pool}/${l.family}`;
+    m.set(key, (m.get(key) ?? 0) + 1);
   }
-  return [...pools.values()].map((p) => {
-    const capacity = poolCapacity(p);
-    const l = leased.get(p.name) ?? 0;
-    const r = reserved.get(p.name) ?? 0;
-    return { ...toPoolSpec(p), capacity, leased: l, reserved: r, free: capacity - l - r };
-  });
+  const usage = (name: string, side: PoolFamily): PoolUsage => {
+    const key = `${name}/${side.family}`;
+    const capacity = poolCapacity(side);
+    const l = leased.get(key) ?? 0;
+    const r = reserved.get(key) ?? 0;
+    return {
+      capacity: Number(capacity),
+      leased: l,
+      reserved: r,
+      free: Number(capacity - BigInt(l) - BigInt(r)),
+    };
+  };
+  return [...pools.values()].map((p) => ({
+    ...toPoolSpec(p),
+    ...(p.ipv4 === undefined ? {} : usage(p.name, p.ipv4)),
+    ...(p.ipv6 === undefined ? {} : { ipv6: usage(p.name, p.ipv6) }),
+  }));
 }
