@@ -3,7 +3,7 @@
 // does it) and kubectl and openssl installed.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +12,7 @@ import { startKubeApiserver } from '@netledger/testkit';
 import type { KubeApiserverFixture } from '@netledger/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { findFreePort } from './free-port.js';
-import { childrenOf, isRunning } from './test-processes.js';
+import { childrenOf, isRunning, processesMentioning } from './test-processes.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const CRDS = join(root, 'packages', 'datastore-k8s', 'crds');
@@ -296,7 +296,11 @@ describe('the kube-test-apiserver process', () => {
   });
 
   /** Starts the tool as scripts do; resolves with its URL line once printed. */
-  async function launch(args: string[], env: NodeJS.ProcessEnv = process.env) {
+  async function launch(
+    args: string[],
+    env: NodeJS.ProcessEnv = process.env,
+    { waitForUrl = true } = {},
+  ) {
     dir = await mkdtemp(join(tmpdir(), 'kube-tool-test-'));
     const child = spawn(process.execPath, [RUN_TS, TOOL, ...args], {
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -305,6 +309,7 @@ describe('the kube-test-apiserver process', () => {
     let stderr = '';
     child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    if (!waitForUrl) return { child, url: undefined, exited, stderr: () => stderr };
     const url = await new Promise<string | undefined>((resolve) => {
       let stdout = '';
       child.stdout.on('data', (c: Buffer) => {
@@ -401,6 +406,86 @@ describe('the kube-test-apiserver process', () => {
       await rm(join(tmpdir(), `kube-tool-test-stdin-${process.pid}.tokens.json`), { force: true });
     }
   }, 120_000);
+
+  it('when etcd dies while serving, stops kube-apiserver and exits 1 with the log', async () => {
+    const kubeconfig = join(tmpdir(), `kube-tool-test-died-${process.pid}`);
+    const tool = await launch([
+      '--listen',
+      '127.0.0.1:0',
+      '--kubeconfig-out',
+      kubeconfig,
+      '--no-build',
+    ]);
+    try {
+      expect(tool.url, tool.stderr()).toMatch(/^https:/);
+      const [etcd, apiserver] = servers(tool.child.pid!).sort((a, b) =>
+        a.name.localeCompare(b.name),
+      );
+      process.kill(etcd!.pid, 'SIGKILL');
+      expect(await tool.exited).toBe(1);
+      expect(tool.stderr()).toContain('died: etcd exited (SIGKILL)');
+      expect(isRunning(apiserver!.pid)).toBe(false);
+      const tempDir = /temp dir (\S+)/.exec(tool.stderr())![1]!;
+      expect(existsSync(tempDir)).toBe(false);
+    } finally {
+      tool.child.kill('SIGKILL');
+      await rm(kubeconfig, { force: true });
+      await rm(`${kubeconfig}.tokens.json`, { force: true });
+    }
+  }, 120_000);
+
+  /** A stand-in kube-apiserver (a shell script) for the start-up failure paths. */
+  async function fakeApiserver(script: string): Promise<NodeJS.ProcessEnv> {
+    const bin = join(tmpdir(), `fake-kube-apiserver-${process.pid}-${Date.now()}`);
+    await writeFile(bin, `#!/bin/sh\n${script}\n`, { mode: 0o755 });
+    fakes.push(bin);
+    return { ...process.env, KUBE_APISERVER: bin };
+  }
+  const fakes: string[] = [];
+  afterEach(async () => {
+    await Promise.all(fakes.splice(0).map((f) => rm(f, { force: true })));
+  });
+
+  it('an API server that exits during start: exit 1 with its log, etcd stopped', async () => {
+    const env = await fakeApiserver('echo "boom: bad flag" >&2; exit 3');
+    const kubeconfig = join(tmpdir(), `kube-tool-test-fail-${process.pid}`);
+    const tool = await launch(['--listen', '127.0.0.1:0', '--kubeconfig-out', kubeconfig], env);
+    expect(tool.url).toBeUndefined();
+    expect(await tool.exited).toBe(1);
+    expect(tool.stderr()).toMatch(/kube-apiserver exited during start:\n(.*\n)*boom: bad flag/);
+    expect(existsSync(kubeconfig)).toBe(false);
+    const tempDir = /temp dir (\S+)/.exec(tool.stderr())![1]!;
+    expect(processesMentioning(tempDir)).toEqual([]);
+    expect(existsSync(tempDir)).toBe(false);
+  });
+
+  it('SIGTERM during start-up stops what was started and removes the temp dir', async () => {
+    const env = await fakeApiserver('exec sleep 600');
+    const tool = await launch(
+      ['--listen', '127.0.0.1:0', '--kubeconfig-out', join(tmpdir(), 'never-written')],
+      env,
+      { waitForUrl: false },
+    );
+    try {
+      // Wait for the stand-in to be running: etcd is up by then and the tool polls /readyz.
+      await eventually(
+        async () => childrenOf(tool.child.pid!).some((c) => c.argv[0] === 'sleep'),
+        'the stand-in kube-apiserver started',
+      );
+      const tempDir = /temp dir (\S+)/.exec(tool.stderr())![1]!;
+      const started = processesMentioning(tempDir);
+      expect(started.map((c) => c.argv[0]!.split('/').pop())).toEqual(['etcd']);
+      const standIn = childrenOf(tool.child.pid!).find((c) => c.argv[0] === 'sleep')!;
+      tool.child.kill('SIGTERM');
+      expect(await tool.exited).toBe(0);
+      expect(tool.stderr()).toContain('SIGTERM during start-up: stopped');
+      expect(processesMentioning(tempDir)).toEqual([]);
+      expect(isRunning(standIn.pid)).toBe(false);
+      expect(existsSync(tempDir)).toBe(false);
+    } finally {
+      tool.child.kill('SIGKILL');
+    }
+  });
 
   it('fails at once, saying how to build it, when kube-apiserver is not built', async () => {
     const env: NodeJS.ProcessEnv = {

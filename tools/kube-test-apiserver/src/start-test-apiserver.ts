@@ -116,6 +116,7 @@ async function startOnce(o: TestApiserverOptions): Promise<RunningTestApiserver>
   const started = Date.now();
   const deadline = started + o.startTimeoutMs;
   const dir = await mkdtemp(join(tmpdir(), 'kube-test-apiserver-'));
+  o.log(`temp dir ${dir} (etcd's data, both logs; removed on stop)`);
   let etcd: RunningEtcd | undefined;
   let apiserver: ManagedProcess | undefined;
   let stopping = false;

@@ -17,12 +17,11 @@ function parentOf(pid: number): number | undefined {
   }
 }
 
-/** The live children of `pid`, from /proc. */
-export function childrenOf(pid: number): ProcessInfo[] {
+function processes(filter: (pid: number) => boolean): ProcessInfo[] {
   return readdirSync('/proc')
     .filter((name) => /^\d+$/.test(name))
     .map(Number)
-    .filter((p) => parentOf(p) === pid)
+    .filter(filter)
     .flatMap((p) => {
       try {
         const argv = readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').filter(Boolean);
@@ -31,6 +30,16 @@ export function childrenOf(pid: number): ProcessInfo[] {
         return [];
       }
     });
+}
+
+/** The live children of `pid`, from /proc. */
+export function childrenOf(pid: number): ProcessInfo[] {
+  return processes((p) => parentOf(p) === pid);
+}
+
+/** Every live process with `text` in one of its arguments (e.g. a temp dir), wherever it is. */
+export function processesMentioning(text: string): ProcessInfo[] {
+  return processes(() => true).filter((p) => p.argv.some((a) => a.includes(text)));
 }
 
 /** Whether a process with this PID exists (a zombie counts: it has not been reaped). */
