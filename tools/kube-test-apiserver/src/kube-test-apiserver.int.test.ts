@@ -459,6 +459,17 @@ describe('the kube-test-apiserver process', () => {
     expect(existsSync(tempDir)).toBe(false);
   });
 
+  it('refuses a --kubeconfig-out it cannot write before starting anything (exit 2)', async () => {
+    const env = await fakeApiserver('exit 0');
+    const tool = await launch(
+      ['--listen', '127.0.0.1:0', '--kubeconfig-out', '/nonexistent/dir/kubeconfig'],
+      env,
+    );
+    expect(await tool.exited).toBe(2);
+    expect(tool.stderr()).toMatch(/--kubeconfig-out \/nonexistent\/dir\/kubeconfig: cannot write/);
+    expect(tool.stderr()).not.toContain('temp dir');
+  });
+
   it('SIGTERM during start-up stops what was started and removes the temp dir', async () => {
     const env = await fakeApiserver('exec sleep 600');
     const tool = await launch(

@@ -107,5 +107,5 @@ try {
   process.exitCode = await main(process.argv.slice(2));
 } catch (e) {
   log(e instanceof KubeTestApiserverError ? e.message : String((e as Error)?.stack ?? e));
-  process.exitCode = 1;
+  process.exitCode = e instanceof KubeTestApiserverError && e.code === 'USAGE' ? 2 : 1;
 }

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { apiserverArgs } from './apiserver-args.js';
 import { createApiserverCertificates } from './certificates.js';
@@ -202,6 +203,20 @@ async function startOnce(o: TestApiserverOptions): Promise<RunningTestApiserver>
  * tails.
  */
 export async function startTestApiserver(o: TestApiserverOptions): Promise<RunningTestApiserver> {
+  // Refuse an output path that cannot be written before spending seconds on a start.
+  for (const [flag, path] of [
+    ['--kubeconfig-out', o.kubeconfigOut],
+    ['--tokens-out', o.tokensOut],
+  ] as const) {
+    try {
+      await access(dirname(resolve(path)), constants.W_OK);
+    } catch (e) {
+      throw new KubeTestApiserverError(
+        'USAGE',
+        `${flag} ${path}: cannot write there (${(e as Error).message})`,
+      );
+    }
+  }
   for (let attempt = 1; ; attempt++) {
     try {
       return await startOnce(o);
