@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// After `turbo run build`, expose every app's bundled executables in the top-level bin/.
+// After `turbo run build`, expose every app's (and tool's) bundled executables in the top-level bin/.
 // An app declares them in its package.json "bin" map ({ "netledger-ipam": "dist/netledger-ipam.mjs" }).
 // A bundle with a V8 start-up snapshot entry beside it (dist/<name>.snapshot.cjs and the blob built
 // from it, dist/<name>.blob; see apps/cni-plugin/build.mjs) gets a launcher that starts Node from
@@ -79,18 +79,21 @@ function snapshotLauncher(blob, flags, importLine, verbs) {
 }
 const binDir = join(root, 'bin');
 mkdirSync(binDir, { recursive: true });
-const appsDir = join(root, 'apps');
-const apps = existsSync(appsDir) ? readdirSync(appsDir) : [];
+// Apps, and dev tools that ship an executable (tools/kube-test-apiserver).
+const packageDirs = ['apps', 'tools'].flatMap((d) =>
+  existsSync(join(root, d)) ? readdirSync(join(root, d)).map((p) => join(root, d, p)) : [],
+);
 let linked = 0;
-for (const app of apps) {
-  const pkgPath = join(appsDir, app, 'package.json');
+for (const appDir of packageDirs) {
+  const app = relative(root, appDir);
+  const pkgPath = join(appDir, 'package.json');
   if (!existsSync(pkgPath)) continue;
   const pkg = JSON.parse(readFileSync(pkgPath, 'utf8'));
   const bins = pkg.bin ?? {};
   const snapshotFlags = pkg.snapshotFlags ?? [];
   const snapshotVerbs = pkg.snapshotVerbs;
   for (const [name, rel] of Object.entries(bins)) {
-    const src = join(appsDir, app, rel);
+    const src = join(appDir, rel);
     if (!existsSync(src))
       throw new Error(`${app}: bin ${name} points at ${rel}, which the build did not produce`);
     // A two-line launcher rather than a copy, so native dependencies still resolve from the app's

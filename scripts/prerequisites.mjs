@@ -80,3 +80,13 @@ export function run(cmd, args, options = {}) {
   const r = spawnSync(cmd, args, { stdio: 'inherit', ...options });
   return r.status ?? 1;
 }
+
+/**
+ * Builds the kube-apiserver the Kubernetes tests run (tools/kube-test-apiserver), unless it is
+ * already cached outside the checkout or KUBE_APISERVER names one: once, before the tests, so no
+ * test waits minutes for it. Needs `pnpm build` first (it runs bin/kube-test-apiserver). Returns
+ * the exit status; without a Go toolchain the tool says what to install.
+ */
+export function ensureKubeApiserver(root) {
+  return run(process.execPath, [join(root, 'bin', 'kube-test-apiserver'), '--build']);
+}

@@ -4,7 +4,7 @@
 import { readFileSync, existsSync, readdirSync, rmSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ensureSystemPackages, ensurePnpm, run } from './prerequisites.mjs';
+import { ensureKubeApiserver, ensureSystemPackages, ensurePnpm, run } from './prerequisites.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 process.chdir(root);
@@ -15,6 +15,7 @@ const pnpmRun = (...args) => run('pnpm', args);
 const steps = [
   ['install', () => pnpmRun('install', '--frozen-lockfile')],
   ['build', () => pnpmRun('run', 'build')],
+  ['kube-apiserver build', () => ensureKubeApiserver(root)],
   ['typecheck', () => pnpmRun('run', 'typecheck')],
   ['lint', () => pnpmRun('run', 'lint')],
 ];

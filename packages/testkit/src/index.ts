@@ -9,6 +9,14 @@ export {
   type EtcdFixtureTls,
 } from './etcd-fixture.js';
 export { createTestCertificates } from './create-test-certificates.js';
+export { startKubeApiserver } from './start-kube-apiserver.js';
+export type {
+  KubeApiserverFixture,
+  KubeApiserverFixtureOptions,
+  KubeAppName,
+  KubectlOptions,
+  KubectlResult,
+} from './start-kube-apiserver.js';
 export type {
   PemFile,
   TestCertificateOptions,

@@ -1,0 +1,45 @@
+import type { ApiserverCertificates } from './certificates.js';
+
+/** The ServiceAccount issuer (and so the default API audience) of the test API server. */
+export const SERVICE_ACCOUNT_ISSUER = 'https://kubernetes.default.svc.cluster.local';
+
+/** The Service ClusterIP range (the `kubernetes` Service gets its first address). */
+export const SERVICE_CLUSTER_IP_RANGE = '10.96.0.0/12';
+
+/** What {@link apiserverArgs} needs. */
+export interface ApiserverArgsInput {
+  readonly host: string;
+  readonly port: number;
+  readonly etcdUrl: string;
+  readonly certificates: ApiserverCertificates;
+  readonly tokenAuthFile: string;
+}
+
+/**
+ * kube-apiserver's flags. Authentication by static tokens (and ServiceAccount tokens signed by
+ * the generated key), authorization by RBAC alone (the Node authorizer serves kubelets, which a
+ * test cluster has none of). No controllers run beside it, so the admission plugins that wait for
+ * a controller's work are off: ServiceAccount (it refuses every Pod until the token controller
+ * has made the namespace's `default` ServiceAccount). The endpoint reconciler is off too: it
+ * would write the loopback listen address into the `kubernetes` Endpoints, which validation
+ * refuses, on every resync.
+ */
+export function apiserverArgs(input: ApiserverArgsInput): string[] {
+  const c = input.certificates;
+  return [
+    `--etcd-servers=${input.etcdUrl}`,
+    `--bind-address=${input.host}`,
+    `--secure-port=${input.port}`,
+    `--tls-cert-file=${c.servingCertFile}`,
+    `--tls-private-key-file=${c.servingKeyFile}`,
+    `--token-auth-file=${input.tokenAuthFile}`,
+    '--authorization-mode=RBAC',
+    `--service-account-issuer=${SERVICE_ACCOUNT_ISSUER}`,
+    `--service-account-key-file=${c.serviceAccountPublicKeyFile}`,
+    `--service-account-signing-key-file=${c.serviceAccountKeyFile}`,
+    `--service-cluster-ip-range=${SERVICE_CLUSTER_IP_RANGE}`,
+    '--disable-admission-plugins=ServiceAccount',
+    '--endpoint-reconciler-type=none',
+    '--profiling=false',
+  ];
+}
