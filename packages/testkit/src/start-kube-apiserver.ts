@@ -3,6 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { onPath } from './netns-fixture.js';
 import { createTempDir } from './fixtures.js';
 
 /** The apps that have a token (and kubeconfig context) of their own on the test API server. */
@@ -63,6 +64,15 @@ interface Identity {
 interface TokensFile {
   readonly admin: Identity;
   readonly apps: Readonly<Record<KubeAppName, Identity>>;
+  /** The kubectl built beside kube-apiserver from the same pin (the tool writes it when built). */
+  readonly kubectl?: string;
+}
+
+/** `$KUBECTL`, else the machine's kubectl, else the one built with kube-apiserver. */
+export function chooseKubectl(env: NodeJS.ProcessEnv, pinned: string | undefined): string {
+  if (env.KUBECTL) return env.KUBECTL;
+  if (onPath('kubectl', env.PATH) || pinned === undefined) return 'kubectl';
+  return pinned;
 }
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -81,8 +91,11 @@ function stopAllOnExit(): void {
 }
 
 /** Runs kubectl with an argument array; resolves with its status and output. */
-async function runKubectl(args: readonly string[], input?: string): Promise<KubectlResult> {
-  const bin = process.env.KUBECTL || 'kubectl';
+async function runKubectl(
+  bin: string,
+  args: readonly string[],
+  input?: string,
+): Promise<KubectlResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(bin, args, { stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
@@ -179,6 +192,7 @@ export async function startKubeApiserver(
         Object.entries(tokens.apps).map(([app, identity]) => [app, identity[key]]),
       ) as Record<KubeAppName, Identity[K]>;
     const contexts = perApp('context');
+    const kubectlBin = chooseKubectl(process.env, tokens.kubectl);
     return {
       url,
       kubeconfigPath,
@@ -189,6 +203,7 @@ export async function startKubeApiserver(
       pid: child.pid!,
       kubectl: (kubectlArgs, o = {}) =>
         runKubectl(
+          kubectlBin,
           [
             '--kubeconfig',
             kubeconfigPath,

@@ -11,6 +11,8 @@ import { KubeTestApiserverError } from './kube-test-apiserver-error.js';
 
 /** The Go package built from the pinned module. */
 export const APISERVER_PACKAGE = 'k8s.io/kubernetes/cmd/kube-apiserver';
+/** Built beside it from the same pin: the kubectl tests use where the machine has none. */
+export const KUBECTL_PACKAGE = 'k8s.io/kubernetes/cmd/kubectl';
 
 /**
  * The Go module that pins kube-apiserver: `go/` in this package, found by walking up from this
@@ -27,7 +29,7 @@ export function findGoModuleDir(from: string = fileURLToPath(import.meta.url)): 
 }
 
 // Bumped when the way the binary is built changes, so old cache entries are not reused.
-const RECIPE = 'go build -trimpath -ldflags=-s -w +version stamp; 1';
+const RECIPE = 'go build -trimpath -ldflags=-s -w +version stamp; kube-apiserver and kubectl; 2';
 
 /** The `k8s.io/kubernetes` version that `go.mod` requires, e.g. `v1.32.13`. */
 export function pinnedKubernetesVersion(goMod: string): string {
@@ -164,17 +166,22 @@ interface BuildArgs {
 }
 
 async function buildBinary(a: BuildArgs): Promise<void> {
-  const tmp = `${a.path}.${process.pid}.tmp`;
+  const out = `${a.path}.${process.pid}.tmp`;
+  const tmp = join(out, 'kube-apiserver');
+  await mkdir(out, { recursive: true });
   const args = [
     'build',
     '-trimpath',
     '-buildvcs=false',
     `-ldflags=${buildLdflags(a.version)}`,
     '-o',
-    tmp,
+    `${out}/`,
     APISERVER_PACKAGE,
+    KUBECTL_PACKAGE,
   ];
-  a.log(`building kube-apiserver ${a.version} with ${a.go.version} (several minutes, once)`);
+  a.log(
+    `building kube-apiserver and kubectl ${a.version} with ${a.go.version} (several minutes, once)`,
+  );
   a.log(`$ (cd ${a.moduleDir} && ${a.go.path} ${args.join(' ')})`);
   const started = Date.now();
   const output: string[] = [];
@@ -203,7 +210,7 @@ async function buildBinary(a: BuildArgs): Promise<void> {
   });
   const seconds = Math.round((Date.now() - started) / 1000);
   if (status !== 0) {
-    await rm(tmp, { force: true });
+    await rm(out, { recursive: true, force: true });
     a.signal?.throwIfAborted();
     throw new KubeTestApiserverError(
       'BUILD_FAILED',
@@ -213,13 +220,16 @@ async function buildBinary(a: BuildArgs): Promise<void> {
   }
   const probe = spawnSync(tmp, ['--version'], { encoding: 'utf8' });
   if (!probe.stdout?.includes(a.version)) {
-    await rm(tmp, { force: true });
+    await rm(out, { recursive: true, force: true });
     throw new KubeTestApiserverError(
       'BUILD_FAILED',
       `the built kube-apiserver reports "${probe.stdout?.trim()}", not ${a.version}`,
     );
   }
+  // kubectl first: a cache entry is complete once kube-apiserver is in it.
+  await rename(join(out, 'kubectl'), join(a.dir, 'kubectl'));
   await rename(tmp, a.path);
+  await rm(out, { recursive: true, force: true });
   const info = {
     kubernetes: a.version,
     go: a.go.version,

@@ -49,6 +49,8 @@ export interface TokensFile {
   readonly kubeconfig: string;
   readonly admin: Identity;
   readonly apps: Readonly<Record<AppName, Identity>>;
+  /** The kubectl built beside this kube-apiserver from the same pin, when there is one. */
+  readonly kubectl?: string;
 }
 
 /** The JSON text of a {@link TokensFile}. */
@@ -56,12 +58,14 @@ export function renderTokensFile(input: {
   server: string;
   kubeconfig: string;
   identities: Identities;
+  kubectl?: string;
 }): string {
   const file: TokensFile = {
     server: input.server,
     kubeconfig: input.kubeconfig,
     admin: input.identities.admin,
     apps: input.identities.apps,
+    ...(input.kubectl !== undefined && { kubectl: input.kubectl }),
   };
   return `${JSON.stringify(file, null, 2)}\n`;
 }

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
+import { constants, existsSync } from 'node:fs';
 import { access, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -168,9 +168,15 @@ async function startOnce(o: TestApiserverOptions): Promise<RunningTestApiserver>
       kubeconfigPath,
       renderKubeconfig({ server: url, caPem: certificates.caPem, identities }),
     );
+    const pinnedKubectl = join(dirname(o.apiserverBin), 'kubectl');
     await writeAtomically(
       tokensPath,
-      renderTokensFile({ server: url, kubeconfig: kubeconfigPath, identities }),
+      renderTokensFile({
+        server: url,
+        kubeconfig: kubeconfigPath,
+        identities,
+        ...(existsSync(pinnedKubectl) && { kubectl: pinnedKubectl }),
+      }),
     );
     const children = [etcd.process, apiserver];
     const died = Promise.race(
