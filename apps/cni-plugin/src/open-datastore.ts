@@ -19,7 +19,11 @@ const FILE_HISTORY_LIMIT = 20;
  */
 export function createPluginOpener(): DatastoreOpener {
   return createDatastoreOpener({
-    user: { uid: process.getuid?.(), home: homedir(), xdgStateHome: process.env['XDG_STATE_HOME'] },
+    user: () => ({
+      uid: process.getuid?.(),
+      home: homedir(),
+      xdgStateHome: process.env['XDG_STATE_HOME'],
+    }),
     file: { historyLimit: FILE_HISTORY_LIMIT, blockingIo: true },
     etcd: {
       transport: 'http',

@@ -9,7 +9,11 @@ import { loadEtcdGrpc } from '@netledger/datastore-config/etcd-grpc';
 // An operator's CLI: etcd over gRPC (etcd3, as calicoctl), and an unreachable etcd reported
 // after 5 s rather than the library's 10.
 const opener = createDatastoreOpener({
-  user: { uid: process.getuid?.(), home: homedir(), xdgStateHome: process.env.XDG_STATE_HOME },
+  user: () => ({
+    uid: process.getuid?.(),
+    home: homedir(),
+    xdgStateHome: process.env.XDG_STATE_HOME,
+  }),
   etcd: { transport: 'grpc', dialTimeoutMs: 5000, loadGrpc: loadEtcdGrpc },
 });
 

@@ -411,7 +411,7 @@ describe('error codes', () => {
     async (command, code, msg) => {
       const h = await createHarness();
       const opener = createDatastoreOpener({
-        user: { uid: 1000, home: '/nonexistent' },
+        user: () => ({ uid: 1000, home: '/nonexistent' }),
         etcd: { transport: 'http', loadGrpc: () => Promise.reject(new Error('no gRPC')) },
       });
       const out = await h.run(

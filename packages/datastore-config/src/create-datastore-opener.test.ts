@@ -19,7 +19,7 @@ const POOL = { metadata: { name: 'p' }, spec: { cidr: '10.9.0.0/24' } };
 
 function options(over: Partial<DatastoreOpenerOptions> = {}): DatastoreOpenerOptions {
   return {
-    user: { uid: 1000, home: dir?.path ?? '/nonexistent' },
+    user: () => ({ uid: 1000, home: dir?.path ?? '/nonexistent' }),
     etcd: {
       transport: 'http',
       loadGrpc: () => Promise.reject(new Error('gRPC must not be loaded')),
@@ -37,12 +37,15 @@ describe('createDatastoreOpener: file', () => {
   it('opens the file store at the configured path, as a real store', async () => {
     dir = await createTempDir('netledger-opener-');
     const path = join(dir.path, 'ds.json');
-    const opener = createDatastoreOpener(options());
+    // The user (whose home may cost a passwd lookup) is not asked for a configured path.
+    const user = vi.fn(() => ({ uid: 1000, home: '/nonexistent' }));
+    const opener = createDatastoreOpener(options({ user }));
     const first = await opener.open({ type: 'file', path });
     await createIpamClient({ datastore: first }).pools.create(POOL);
     await first.close();
     const again = track(await opener.open({ type: 'file', path }, { mayCreate: false }));
     expect(await createIpamClient({ datastore: again }).pools.list()).toMatchObject([POOL]);
+    expect(user).not.toHaveBeenCalled();
   });
 
   it.each([
@@ -52,7 +55,7 @@ describe('createDatastoreOpener: file', () => {
     dir = await createTempDir('netledger-opener-');
     const xdgStateHome = xdg === undefined ? undefined : join(dir.path, xdg);
     const opener = createDatastoreOpener(
-      options({ user: { uid: 1000, home: dir.path, xdgStateHome } }),
+      options({ user: () => ({ uid: 1000, home: dir!.path, xdgStateHome }) }),
     );
     const ds = track(await opener.open({ type: 'file' }));
     await createIpamClient({ datastore: ds }).pools.create(POOL);

@@ -17,4 +17,9 @@ export { readCalicoApiConfigSettings } from './read-calico-api-config-settings.j
 export { resolveDatastoreConfig } from './resolve-datastore-config.js';
 export { createDatastoreOpener } from './create-datastore-opener.js';
 export type { DatastoreOpener } from './create-datastore-opener.js';
-export type { DatastoreOpenerOptions, OpenEtcdGrpc, OpenOptions } from './store-opener.js';
+export type {
+  DatastoreOpenerOptions,
+  DatastoreUser,
+  OpenEtcdGrpc,
+  OpenOptions,
+} from './store-opener.js';

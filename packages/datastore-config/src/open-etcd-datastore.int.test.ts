@@ -21,7 +21,7 @@ afterEach(async () => {
 
 const opener = (transport: EtcdTransport) =>
   createDatastoreOpener({
-    user: { uid: 1000, home: '/nonexistent' },
+    user: () => ({ uid: 1000, home: '/nonexistent' }),
     etcd: { transport, loadGrpc: loadEtcdGrpc, dialTimeoutMs: 5000 },
   });
 

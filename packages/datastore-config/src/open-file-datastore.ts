@@ -14,8 +14,11 @@ export const fileOpener: StoreOpener<FileDatastoreConfig> = {
   load: () => import('@netledger/datastore-file'),
   async open(config, options, call) {
     const { createFileDatastore, defaultDatastorePath } = await import('@netledger/datastore-file');
-    const { uid, home, xdgStateHome } = options.user;
-    const path = config.path ?? defaultDatastorePath({ XDG_STATE_HOME: xdgStateHome }, uid, home);
+    const defaultPath = (): string => {
+      const { uid, home, xdgStateHome } = options.user();
+      return defaultDatastorePath({ XDG_STATE_HOME: xdgStateHome }, uid, home);
+    };
+    const path = config.path ?? defaultPath();
     if (call.mayCreate === false && !(await exists(path))) {
       throw new DatastoreConfigError(
         'NoDatastore',

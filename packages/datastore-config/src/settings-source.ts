@@ -28,7 +28,7 @@ export interface SettingsSource {
   readonly names: Settings;
 }
 
-/** The non-empty strings of `values`, keyed as `names` maps them. */
+/** A source holding what `valueOf` answers for each setting `names` names, empty strings left out. */
 export function settingsFrom(
   names: Settings,
   valueOf: (name: string, key: SettingKey) => string | undefined,

@@ -6,14 +6,21 @@ import type { DatastoreConfig, EtcdTransport } from './datastore-config.js';
 /** Opens etcd over gRPC with the options the gateway would get. */
 export type OpenEtcdGrpc = (options: EtcdGatewayDatastoreOptions) => Datastore;
 
+/** Whose default file store: the inputs of datastore-file's `defaultDatastorePath`. */
+export interface DatastoreUser {
+  readonly uid: number | undefined;
+  readonly home: string;
+  readonly xdgStateHome?: string | undefined;
+}
+
 /** What an app decides about opening stores: its defaults and where its gRPC code comes from. */
 export interface DatastoreOpenerOptions {
-  /** Whose default file store (the inputs of datastore-file's `defaultDatastorePath`). */
-  readonly user: {
-    readonly uid: number | undefined;
-    readonly home: string;
-    readonly xdgStateHome?: string | undefined;
-  };
+  /**
+   * Whose default file store, asked only when a file config names no path (finding a home
+   * directory without `HOME` reads the user database, which a one-shot process should not pay for
+   * when the path is configured).
+   */
+  readonly user: () => DatastoreUser;
   /** File store options (history length, blocking I/O, lock timeout, watch interval). */
   readonly file?: Omit<FileDatastoreOptions, 'path'>;
   readonly etcd: {

@@ -14,7 +14,7 @@ export interface CliRun {
 
 /** netledgerctl's opener, as apps/ctl wires it, for a user whose home holds no store. */
 const opener = createDatastoreOpener({
-  user: { uid: 1000, home: '/nonexistent-home' },
+  user: () => ({ uid: 1000, home: '/nonexistent-home' }),
   etcd: { transport: 'grpc', dialTimeoutMs: 5000, loadGrpc: loadEtcdGrpc },
 });
 
