@@ -1,9 +1,9 @@
-// netledger-ipam's process: reads CNI_* and stdin, opens the configured datastore (the file store,
-// or etcd through its HTTP/JSON gateway), runs the plugin from @netledger/cni, prints its result
-// or error JSON and exits 0 or 1.
+// netledger-ipam's process: reads CNI_* and stdin, opens the configured datastore with the plugin's
+// opener (open-datastore.ts), runs the plugin from @netledger/cni, prints its result or error JSON
+// and exits 0 or 1.
 import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { homedir, hostname } from 'node:os';
+import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import {
   CniError,
@@ -13,47 +13,11 @@ import {
   printJson,
   runCniPlugin,
 } from '@netledger/cni';
-import type { DatastoreConf, IpamConf, Logger } from '@netledger/cni';
-import type { Datastore } from '@netledger/ipam-core';
-import { isIpamError } from '@netledger/ipam-core';
-import { loadGrpcChunk } from './load-grpc-chunk.js';
-import { openEtcdDatastore } from './open-etcd.js';
+import type { IpamConf, Logger } from '@netledger/cni';
+import { createPluginOpener } from './open-datastore.js';
 import { writeFd } from './write-fd.js';
 
-/** Past changes the file store keeps for watchers (datastore-file's default is 100). */
-const FILE_HISTORY_LIMIT = 20;
-
 const ABOUT = 'netledger-ipam: netledger CNI IPAM plugin (calico-ipam compatible)';
-
-/** Compiles the gRPC adapter, when the config asks for it, before the host lock is taken. */
-async function preloadDatastore(conf: DatastoreConf): Promise<void> {
-  if (conf.type === 'etcdv3' && conf.transport === 'grpc') await loadGrpcChunk();
-}
-
-/** Opens the configured datastore as every invocation does (the start-up snapshot's warm-up too). */
-export async function openDatastore(conf: DatastoreConf): Promise<Datastore> {
-  switch (conf.type) {
-    case 'file': {
-      const { createFileDatastore, defaultDatastorePath } =
-        await import('@netledger/datastore-file');
-      const path = conf.path ?? defaultDatastorePath(process.env, process.getuid?.(), homedir());
-      // Every write rewrites the whole file, history included, inside the host lock: a short
-      // history keeps the file (and each ADD) small. The plugin never watches; other processes'
-      // watches that fall further behind re-list (WatchExpired), as the Datastore contract says.
-      // A one-shot process: blocking file calls skip a thread-pool round trip each.
-      return createFileDatastore({ path, historyLimit: FILE_HISTORY_LIMIT, blockingIo: true });
-    }
-    case 'etcdv3': {
-      try {
-        return await openEtcdDatastore(conf);
-      } catch (e) {
-        // A bad endpoint URL or an unreadable TLS file is a config error, not an internal one.
-        if (!isIpamError(e, 'InvalidArgument')) throw e;
-        throw new CniError(CniErrorCode.InvalidNetworkConfig, e.message, { cause: e });
-      }
-    }
-  }
-}
 
 const print = (text: string): void => writeFd(1, text, (rest) => process.stdout.write(rest));
 const printErr = (text: string): void => writeFd(2, text, (rest) => process.stderr.write(rest));
@@ -91,11 +55,12 @@ async function main(): Promise<number> {
   }
   const command = process.env['CNI_COMMAND'] ?? '';
   const stdin = command === '' || command === 'VERSION' ? '' : readStdin();
+  const opener = createPluginOpener();
   const out = await runCniPlugin(
     { env: process.env, stdin },
     {
-      openDatastore,
-      preloadDatastore,
+      openDatastore: (conf) => opener.open(conf),
+      preloadDatastore: opener.preload,
       createLogger: loggerFor,
       readFile: (path) => readFile(path, 'utf8').catch(() => undefined),
       osHostname: hostname,

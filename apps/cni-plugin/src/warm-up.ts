@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { runCniPlugin, silentLogger } from '@netledger/cni';
 import type { PluginDeps } from '@netledger/cni';
 import { createIpamClient, createMemoryDatastore } from '@netledger/ipam-core';
-import { openDatastore } from './run-main.js';
+import { createPluginOpener } from './open-datastore.js';
 
 const NETWORK = 'warm-up';
 const NODE = 'warm-up-node';
@@ -68,17 +68,21 @@ async function warmUpCommands(): Promise<void> {
 
 /**
  * ADD and DEL as an invocation runs them on the default store: the host lock and the file store
- * (opened as `openDatastore` opens it) in a temporary directory, removed before the snapshot is
+ * (opened by the plugin's opener) in a temporary directory, removed before the snapshot is
  * taken; nothing stays open.
  */
 async function warmUpFileStore(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'netledger-warm-up-'));
   try {
     const path = join(dir, 'datastore.json');
-    const seed = await openDatastore({ type: 'file', path });
+    const opener = createPluginOpener();
+    const seed = await opener.open({ type: 'file', path });
     await createIpamClient({ datastore: seed }).pools.create(POOL);
     await seed.close();
-    const run = runner({ openDatastore });
+    const run = runner({
+      openDatastore: (conf) => opener.open(conf),
+      preloadDatastore: opener.preload,
+    });
     const conf = JSON.stringify(
       netConf({ datastore_path: path, ipam_lock_file: join(dir, 'ipam.lock') }),
     );

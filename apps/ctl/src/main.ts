@@ -1,7 +1,21 @@
-// netledgerctl: hand argv, the environment and the process streams to @netledger/ctl's runCtl.
+// netledgerctl: hand argv, the environment, the process streams and a store opener to
+// @netledger/ctl's runCtl.
 import { readFile, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { runCtl } from '@netledger/ctl';
+import { createDatastoreOpener } from '@netledger/datastore-config';
+import { loadEtcdGrpc } from '@netledger/datastore-config/etcd-grpc';
+
+// An operator's CLI: etcd over gRPC (etcd3, as calicoctl), and an unreachable etcd reported
+// after 5 s rather than the library's 10.
+const opener = createDatastoreOpener({
+  user: () => ({
+    uid: process.getuid?.(),
+    home: homedir(),
+    xdgStateHome: process.env.XDG_STATE_HOME,
+  }),
+  etcd: { transport: 'grpc', dialTimeoutMs: 5000, loadGrpc: loadEtcdGrpc },
+});
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
@@ -23,7 +37,6 @@ const code = await runCtl({
   writeFile: (path, text, mode) => writeFile(path, text, mode === undefined ? {} : { mode }),
   readStdin,
   stderrIsTty: process.stderr.isTTY === true,
-  uid: process.getuid?.(),
-  home: homedir(),
+  openDatastore: (config, options) => opener.open(config, options),
 });
 process.exitCode = code;

@@ -1,3 +1,5 @@
+import { DatastoreConfigError } from '@netledger/datastore-config';
+import type { DatastoreConfigErrorCode } from '@netledger/datastore-config';
 import { IpamError } from '@netledger/ipam-core';
 import type { IpamErrorCode } from '@netledger/ipam-core';
 import { describe, expect, it } from 'vitest';
@@ -17,6 +19,19 @@ describe('toCniError', () => {
     ['CorruptValue', 999],
   ])('IpamError %s -> %d', (code, cni) => {
     expect(toCniError(new IpamError(code, 'boom'))).toMatchObject({ code: cni, message: 'boom' });
+  });
+
+  it.each<[DatastoreConfigErrorCode, number, string]>([
+    ['WrongType', 6, 'failed to load netconf: boom'],
+    ['InvalidValue', 7, 'boom'],
+    ['Unsupported', 2, 'boom'],
+    ['NotAvailable', 7, 'boom'],
+    ['NoDatastore', 7, 'boom'],
+  ])('DatastoreConfigError %s -> %d', (code, cni, message) => {
+    expect(toCniError(new DatastoreConfigError(code, 'boom'))).toMatchObject({
+      code: cni,
+      message,
+    });
   });
 
   it('passes a CniError through and wraps anything else as internal', () => {

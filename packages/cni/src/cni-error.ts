@@ -1,3 +1,5 @@
+import { isDatastoreConfigError } from '@netledger/datastore-config';
+import type { DatastoreConfigError, DatastoreConfigErrorCode } from '@netledger/datastore-config';
 import { isIpamError } from '@netledger/ipam-core';
 
 /** The CNI specification's error codes (plus libcni's 999 for internal errors). */
@@ -34,14 +36,31 @@ export class CniError extends Error {
   }
 }
 
+/** The spec code of each store configuration error, as calico-ipam reports them. */
+const DATASTORE_CONFIG_CODES: Record<DatastoreConfigErrorCode, CniErrorCodeValue> = {
+  WrongType: CniErrorCode.DecodingFailure,
+  InvalidValue: CniErrorCode.InvalidNetworkConfig,
+  Unsupported: CniErrorCode.UnsupportedField,
+  NotAvailable: CniErrorCode.InvalidNetworkConfig,
+  NoDatastore: CniErrorCode.InvalidNetworkConfig,
+};
+
+function fromDatastoreConfigError(e: DatastoreConfigError): CniError {
+  // A value of the wrong JSON type is a netconf decoding error, worded as calico-ipam words it.
+  const msg = e.code === 'WrongType' ? `failed to load netconf: ${e.message}` : e.message;
+  return new CniError(DATASTORE_CONFIG_CODES[e.code], msg, { cause: e });
+}
+
 /**
  * Maps anything thrown while serving a command to a {@link CniError}: a `CniError` passes
- * through; an unreachable or contended datastore (`Unavailable`, `MaxRetries`, a transient
+ * through; a store configuration error is a decoding error (6), an unsupported field (2) or an
+ * invalid network config (7: a bad or unavailable store); an unreachable or contended datastore (`Unavailable`, `MaxRetries`, a transient
  * `IpamError`) is "try again later" (11); every other error is internal (999) with its message,
  * as calico-ipam reports them.
  */
 export function toCniError(e: unknown): CniError {
   if (e instanceof CniError) return e;
+  if (isDatastoreConfigError(e)) return fromDatastoreConfigError(e);
   if (isIpamError(e)) {
     const retry = e.code === 'Unavailable' || e.code === 'MaxRetries' || e.kind === 'transient';
     return new CniError(retry ? CniErrorCode.TryAgainLater : CniErrorCode.Internal, e.message, {

@@ -18,7 +18,7 @@ export {
   decodeConfigHeader,
   parseNetConf,
 } from './net-conf.js';
-export type { Attachment, DatastoreConf, IpamConf, LogLevel, NetConf } from './net-conf.js';
+export type { Attachment, IpamConf, LogLevel, NetConf } from './net-conf.js';
 export { formatError, formatResult, printJson, routeFor } from './cni-result.js';
 export type { CniErrorJson, CniResultJson, IpamResult, ResultIp } from './cni-result.js';
 export {

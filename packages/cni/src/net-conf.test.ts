@@ -82,54 +82,9 @@ describe('parseNetConf fields', () => {
       { nodenameFile: '/etc/nn', hostname: 'h' },
     ],
     [
-      'datastore_path',
-      conf({}, { datastore_path: '/tmp/ds.json' }),
-      { datastore: { type: 'file', path: '/tmp/ds.json' } },
-    ],
-    [
-      'etcd TLS files and user',
-      conf(
-        {},
-        {
-          datastore_type: 'etcdv3',
-          etcd_endpoints: 'https://e:2379',
-          etcd_ca_cert_file: '/ca',
-          etcd_cert_file: '/c',
-          etcd_key_file: '/k',
-          etcd_username: 'u',
-          etcd_password: 'p',
-        },
-      ),
-      {
-        datastore: {
-          type: 'etcdv3',
-          endpoints: 'https://e:2379',
-          tls: { ca: '/ca', cert: '/c', key: '/k' },
-          username: 'u',
-          password: 'p',
-        },
-      },
-    ],
-    [
-      'etcd over gRPC',
-      conf(
-        {},
-        { datastore_type: 'etcdv3', etcd_endpoints: 'http://e:2379', etcd_transport: 'grpc' },
-      ),
-      { datastore: { type: 'etcdv3', endpoints: 'http://e:2379', transport: 'grpc' } },
-    ],
-    [
-      'etcd_transport http is the default',
-      conf(
-        {},
-        { datastore_type: 'etcdv3', etcd_endpoints: 'http://e:2379', etcd_transport: 'http' },
-      ),
-      { datastore: { type: 'etcdv3', endpoints: 'http://e:2379' } },
-    ],
-    [
-      'etcd_authority + etcd_scheme',
-      conf({}, { datastore_type: 'etcdv3', etcd_authority: 'e:2379', etcd_scheme: 'https' }),
-      { datastore: { type: 'etcdv3', endpoints: 'https://e:2379' } },
+      'kubernetes, kubeconfig at the top level (Calico layout)',
+      conf({ datastore_type: 'kubernetes', kubernetes: { kubeconfig: '/etc/cni/net.d/kc' } }),
+      { datastore: { type: 'kubernetes', kubeconfig: '/etc/cni/net.d/kc' } },
     ],
     [
       'log_level warn, log_file_path',
@@ -140,6 +95,7 @@ describe('parseNetConf fields', () => {
     expect(parseNetConf(text, {}).ipam).toMatchObject(expected);
   });
 
+  // The datastore keys' precedence and errors are tested in @netledger/datastore-config.
   it('falls back to libcalico environment variables', () => {
     expect(
       parseNetConf(conf(), {
@@ -223,18 +179,23 @@ describe('parseNetConf errors', () => {
     ],
     ['nothing to assign', conf({}, { assign_ipv4: 'false' }), 7, 'nothing to assign'],
     [
-      'kubernetes datastore',
-      conf({ datastore_type: 'kubernetes' }),
-      7,
-      'datastore_type "kubernetes" is not supported yet',
+      'datastore_type as a number',
+      conf({}, { datastore_type: 3 }),
+      6,
+      'failed to load netconf: datastore_type must be a JSON string, got number',
     ],
     [
       'unknown datastore',
       conf({}, { datastore_type: 'consul' }),
       7,
-      'unknown datastore_type "consul"',
+      'datastore_type: unknown datastore type "consul"',
     ],
-    ['etcd without endpoints', conf({}, { datastore_type: 'etcdv3' }), 7, 'needs etcd_endpoints'],
+    [
+      'etcd without endpoints',
+      conf({}, { datastore_type: 'etcdv3' }),
+      7,
+      'needs etcd endpoints (etcd_endpoints or ETCD_ENDPOINTS)',
+    ],
     [
       'an unknown etcd_transport',
       conf({}, { datastore_type: 'etcdv3', etcd_endpoints: 'http://e:2379', etcd_transport: 'h2' }),

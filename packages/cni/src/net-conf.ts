@@ -1,26 +1,15 @@
 import { parseCidr } from '@netledger/accounting';
-import { CniError, CniErrorCode } from './cni-error.js';
+import {
+  readEnvSettings,
+  readNetConfSettings,
+  resolveDatastoreConfig,
+} from '@netledger/datastore-config';
+import type { DatastoreConfig } from '@netledger/datastore-config';
+import { CniError, CniErrorCode, toCniError } from './cni-error.js';
 import type { Env } from './cni-request.js';
 
 /** Log levels of `log_level` (logrus names; `warn` is accepted for `warning`). */
 export type LogLevel = 'debug' | 'info' | 'warning' | 'error';
-
-/** Where the plugin keeps its state. */
-export type DatastoreConf =
-  | { readonly type: 'file'; readonly path?: string }
-  | {
-      readonly type: 'etcdv3';
-      readonly endpoints: string;
-      readonly tls?: { readonly ca?: string; readonly cert?: string; readonly key?: string };
-      readonly username?: string;
-      readonly password?: string;
-      /**
-       * `etcd_transport` (netledger's own key): the plugin reaches etcd through its HTTP/JSON
-       * gateway unless this says `grpc` (needed for etcd RBAC by client-certificate CommonName,
-       * which etcd's gateway refuses).
-       */
-      readonly transport?: 'grpc';
-    };
 
 /** The IPAM part of the network configuration, with calico-ipam's defaults applied. */
 export interface IpamConf {
@@ -33,7 +22,7 @@ export interface IpamConf {
   readonly nodename?: string;
   readonly nodenameFile: string;
   readonly hostname?: string;
-  readonly datastore: DatastoreConf;
+  readonly datastore: DatastoreConfig;
   readonly lockFile: string;
   readonly logLevel: LogLevel;
   readonly logFilePath?: string;
@@ -150,56 +139,15 @@ function logLevel(text: string | undefined): LogLevel {
   throw invalid(`log_level ${JSON.stringify(text)} is not one of debug, info, warning, error`);
 }
 
-function datastore(top: Json, ipam: Json, env: Env): DatastoreConf {
-  const s = (key: string, envKey?: string): string | undefined =>
-    str(top, ipam, key) ?? (envKey ? env[envKey] || undefined : undefined);
-  const type = s('datastore_type', 'DATASTORE_TYPE') ?? 'file';
-  switch (type) {
-    case 'file': {
-      const path = s('datastore_path');
-      return { type: 'file', ...(path !== undefined && { path }) };
-    }
-    case 'etcdv3': {
-      if (s('etcd_discovery_srv') !== undefined) {
-        throw new CniError(
-          CniErrorCode.UnsupportedField,
-          'etcd_discovery_srv is not supported: list the members in etcd_endpoints',
-        );
-      }
-      const authority = s('etcd_authority');
-      const endpoints =
-        s('etcd_endpoints', 'ETCD_ENDPOINTS') ??
-        (authority !== undefined ? `${s('etcd_scheme') ?? 'http'}://${authority}` : undefined);
-      if (endpoints === undefined) {
-        throw invalid('datastore_type "etcdv3" needs etcd_endpoints (or ETCD_ENDPOINTS)');
-      }
-      const ca = s('etcd_ca_cert_file', 'ETCD_CA_CERT_FILE');
-      const cert = s('etcd_cert_file', 'ETCD_CERT_FILE');
-      const key = s('etcd_key_file', 'ETCD_KEY_FILE');
-      const username = s('etcd_username', 'ETCD_USERNAME');
-      const password = s('etcd_password', 'ETCD_PASSWORD');
-      const transport = s('etcd_transport') ?? 'http';
-      if (transport !== 'http' && transport !== 'grpc') {
-        throw invalid(`etcd_transport must be "http" or "grpc", not ${JSON.stringify(transport)}`);
-      }
-      const tls = {
-        ...(ca !== undefined && { ca }),
-        ...(cert !== undefined && { cert }),
-        ...(key !== undefined && { key }),
-      };
-      return {
-        type: 'etcdv3',
-        endpoints,
-        ...(Object.keys(tls).length > 0 && { tls }),
-        ...(username !== undefined && { username }),
-        ...(password !== undefined && { password }),
-        ...(transport === 'grpc' && { transport }),
-      };
-    }
-    case 'kubernetes':
-      throw invalid('datastore_type "kubernetes" is not supported yet: use "file" or "etcdv3"');
-    default:
-      throw invalid(`unknown datastore_type ${JSON.stringify(type)}: use "file" or "etcdv3"`);
+/**
+ * The store settings, calico-ipam's way: each key from the netconf (`ipam`, then the top level),
+ * else its libcalico environment variable.
+ */
+function datastore(top: Json, ipam: Json, env: Env): DatastoreConfig {
+  try {
+    return resolveDatastoreConfig([readNetConfSettings({ top, ipam }), readEnvSettings(env)]);
+  } catch (e) {
+    throw toCniError(e);
   }
 }
 
@@ -236,12 +184,13 @@ function validAttachments(top: Json): Attachment[] | undefined {
  * the `ipam` object first and then from the top level, where calico-ipam reads it (so a
  * Calico config works unchanged, and a bridge config can keep everything under `ipam`).
  * `assign_ipv4`/`assign_ipv6` are JSON strings: IPv4 is on unless `"false"`, IPv6 off unless
- * `"true"`. Datastore settings fall back to libcalico's environment variables (`DATASTORE_TYPE`,
- * `ETCD_ENDPOINTS`, `ETCD_*_FILE`).
+ * `"true"`. Datastore settings (`@netledger/datastore-config`) fall back to libcalico's
+ * environment variables (`DATASTORE_TYPE`, `ETCD_ENDPOINTS`, `ETCD_*_FILE`, `KUBECONFIG`) and
+ * `NETLEDGER_DATASTORE_PATH`.
  *
  * Throws `DecodingFailure` (6) for malformed JSON or a value of the wrong JSON type,
- * `InvalidNetworkConfig` (7) for a bad value (a pool of the wrong family, the not-yet-supported
- * `kubernetes` datastore, nothing to assign), `UnsupportedField` (2) for `etcd_discovery_srv`.
+ * `InvalidNetworkConfig` (7) for a bad value (a pool of the wrong family, an unknown datastore
+ * type, etcd without endpoints, nothing to assign), `UnsupportedField` (2) for `etcd_discovery_srv`.
  */
 export function parseNetConf(text: string, env: Env): NetConf {
   const { name, cniVersion } = decodeConfigHeader(text);

@@ -1,3 +1,4 @@
+import { createDatastoreOpener } from '@netledger/datastore-config';
 import { IpamError, isIpamError } from '@netledger/ipam-core';
 import { describe, expect, it } from 'vitest';
 import { NODE, baseConf, createHarness } from './test-plugin-harness.js';
@@ -386,14 +387,6 @@ describe('error codes', () => {
     ],
     ['missing name', 'ADD', { cniVersion: '1.0.0' }, {}, 7, 'missing network name'],
     [
-      'kubernetes datastore',
-      'ADD',
-      baseConf({ datastore_type: 'kubernetes' }),
-      {},
-      7,
-      'not supported yet',
-    ],
-    [
       'unsupported field',
       'DEL',
       baseConf({ ipam: { datastore_type: 'etcdv3', etcd_discovery_srv: 'x' } }),
@@ -427,6 +420,27 @@ describe('error codes', () => {
     expect(out.stdout).not.toMatch(/\n\s+at /);
     expect(JSON.parse(out.stdout)).toMatchObject({ code, msg: expect.stringContaining(msg) });
   });
+
+  it.each([
+    ['ADD', 7, /^the kubernetes datastore is not available yet/],
+    ['STATUS', 50, /^datastore unavailable: the kubernetes datastore is not available yet/],
+  ])(
+    'the kubernetes datastore reaches the opener, which refuses it: %s -> %d',
+    async (command, code, msg) => {
+      const h = await createHarness();
+      const opener = createDatastoreOpener({
+        user: () => ({ uid: 1000, home: '/nonexistent' }),
+        etcd: { transport: 'http', loadGrpc: () => Promise.reject(new Error('no gRPC')) },
+      });
+      const out = await h.run(
+        command,
+        baseConf({ cniVersion: '1.1.0', datastore_type: 'kubernetes' }),
+        {},
+        { openDatastore: (conf) => opener.open(conf) },
+      );
+      expect(out.json).toMatchObject({ code, msg: expect.stringMatching(msg) });
+    },
+  );
 
   it('an unreachable datastore is "try again later" (11)', async () => {
     const h = await createHarness();

@@ -1,4 +1,5 @@
 import { createIpamClient, isIpamError } from '@netledger/ipam-core';
+import type { DatastoreConfig } from '@netledger/datastore-config';
 import type { Clock, Datastore, IpamClient } from '@netledger/ipam-core';
 import { parseCniArgs } from './cni-args.js';
 import { CniError, CniErrorCode, toCniError } from './cni-error.js';
@@ -15,7 +16,7 @@ import type { HostLock, HostLockOptions } from './host-lock.js';
 import { acquireHostLock } from './host-lock.js';
 import type { Logger } from './logger.js';
 import { silentLogger } from './logger.js';
-import type { DatastoreConf, IpamConf } from './net-conf.js';
+import type { IpamConf } from './net-conf.js';
 import { decodeConfigHeader, parseNetConf } from './net-conf.js';
 import type { NodenameSources } from './nodename.js';
 import { resolveNodename } from './nodename.js';
@@ -34,13 +35,16 @@ export const DEFAULT_LOCK_TIMEOUT_MS = 90_000;
 
 /** What the plugin needs from its host; the app wires real ones, tests in-memory ones. */
 export interface PluginDeps extends NodenameSources {
-  /** Opens the configured datastore (the app imports the adapter lazily). */
-  readonly openDatastore: (conf: DatastoreConf, log: Logger) => Promise<Datastore>;
+  /**
+   * Opens the configured datastore (the app's `@netledger/datastore-config` opener, which imports
+   * the adapter lazily). A `DatastoreConfigError` it throws is reported with the spec's code.
+   */
+  readonly openDatastore: (conf: DatastoreConfig, log: Logger) => Promise<Datastore>;
   /**
    * Loads the adapter's code before the host lock is taken, so compiling it (the etcd client is
    * large) does not lengthen the section other invocations wait for. Optional.
    */
-  readonly preloadDatastore?: (conf: DatastoreConf) => Promise<void>;
+  readonly preloadDatastore?: (conf: DatastoreConfig) => Promise<void>;
   /** The logger for this invocation's config (default: silent). */
   readonly createLogger?: (ipam: IpamConf) => Logger;
   readonly clock?: Clock;
@@ -118,7 +122,7 @@ async function ensureNode(client: IpamClient, nodename: string, log: Logger): Pr
 /** STATUS reports a datastore it cannot open as "not available" (50), not "try again later". */
 async function openFor(
   command: CniCommand,
-  conf: DatastoreConf,
+  conf: DatastoreConfig,
   deps: PluginDeps,
   log: Logger,
 ): Promise<Datastore> {

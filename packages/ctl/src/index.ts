@@ -11,14 +11,8 @@ export { formatJson } from './output/format-json.js';
 export { parseOutputFormat, renderOutput } from './output/render-output.js';
 export type { OutputFormat } from './output/render-output.js';
 
-export { parseCalicoApiConfig, resolveDatastoreConfig } from './config/datastore-config.js';
-export type {
-  CtlEnv,
-  DatastoreConfig,
-  ResolveDatastoreOptions,
-} from './config/datastore-config.js';
-export { openDatastore } from './config/open-datastore.js';
-export type { OpenDatastoreOptions } from './config/open-datastore.js';
+export { selectDatastore } from './config/datastore-config.js';
+export type { CtlEnv, SelectDatastoreOptions } from './config/datastore-config.js';
 
 export {
   renderUtilization,

@@ -1,8 +1,9 @@
 import type { ParseArgsConfig } from 'node:util';
+import type { DatastoreConfig } from '@netledger/datastore-config';
 import type { Clock, Datastore, IpamClient, Random } from '@netledger/ipam-core';
 import type { CtlEnv } from '../config/datastore-config.js';
 
-/** What the CLI needs from its process: argv, environment, streams and files. */
+/** What the CLI needs from its process: argv, environment, streams, files and a store opener. */
 export interface CtlIo {
   readonly argv: readonly string[];
   readonly env: CtlEnv;
@@ -13,8 +14,15 @@ export interface CtlIo {
   readStdin(): Promise<string>;
   /** Progress goes to stderr only when it is a terminal. */
   readonly stderrIsTty: boolean;
-  readonly uid: number | undefined;
-  readonly home: string;
+  /**
+   * Opens the selected store: the app's `@netledger/datastore-config` opener (its defaults, the
+   * store packages it installs). `mayCreate` is false for commands that must not create a file
+   * store; a `DatastoreConfigError` it throws is reported as a `CtlError`.
+   */
+  openDatastore(
+    config: DatastoreConfig,
+    options: { readonly mayCreate: boolean },
+  ): Promise<Datastore>;
   readonly clock?: Clock;
   readonly random?: Random;
 }

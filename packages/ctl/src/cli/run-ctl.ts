@@ -1,8 +1,7 @@
 import { parseArgs } from 'node:util';
 import { createIpamClient, isIpamError } from '@netledger/ipam-core';
 import type { Datastore } from '@netledger/ipam-core';
-import { resolveDatastoreConfig } from '../config/datastore-config.js';
-import { openDatastore } from '../config/open-datastore.js';
+import { selectDatastore, toCtlError } from '../config/datastore-config.js';
 import { CtlError, isCtlError } from '../ctl-error.js';
 import { COMMANDS } from './commands.js';
 import type { CommandContext, CommandSpec, CtlIo, OptionsConfig, Store } from './command-spec.js';
@@ -150,16 +149,18 @@ export async function runCtl(io: CtlIo): Promise<number> {
       store: async () => {
         if (opened) return opened;
         const configPath = typeof flags.config === 'string' ? flags.config : undefined;
-        const config = resolveDatastoreConfig({
+        const config = selectDatastore({
           env: io.env,
           ...(configPath !== undefined && {
             configText: await readInput(configPath),
             configPath,
           }),
-          uid: io.uid,
-          home: io.home,
         });
-        datastore = await openDatastore(config, { mayCreate: spec.store === 'write' });
+        try {
+          datastore = await io.openDatastore(config, { mayCreate: spec.store === 'write' });
+        } catch (e) {
+          throw toCtlError(e);
+        }
         opened = {
           datastore,
           ipam: createIpamClient({

@@ -1,46 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { resolveDatastoreConfig } from './datastore-config.js';
+import { DatastoreConfigError } from '@netledger/datastore-config';
+import type { DatastoreConfigErrorCode } from '@netledger/datastore-config';
+import { selectDatastore, toCtlError } from './datastore-config.js';
 
-const base = { uid: 1000, home: '/home/u' };
-
-describe('resolveDatastoreConfig', () => {
-  it('defaults to the file store at the default path', () => {
-    expect(resolveDatastoreConfig({ ...base, env: {} })).toEqual({
-      type: 'file',
-      path: '/home/u/.local/state/netledger/datastore.json',
-    });
+// The settings' precedence and messages are tested in @netledger/datastore-config; these are
+// netledgerctl's own rules: the -c file replaces the environment, errors are CtlErrors.
+describe('selectDatastore', () => {
+  it('reads the environment without -c', () => {
+    expect(selectDatastore({ env: {} })).toEqual({ type: 'file' });
     expect(
-      resolveDatastoreConfig({ ...base, env: { NETLEDGER_DATASTORE_PATH: '/x/ds.json' } }),
-    ).toEqual({
-      type: 'file',
-      path: '/x/ds.json',
-    });
+      selectDatastore({ env: { DATASTORE_TYPE: 'etcdv3', ETCD_ENDPOINTS: 'http://a:2379' } }),
+    ).toEqual({ type: 'etcdv3', endpoints: 'http://a:2379' });
   });
 
-  it('reads etcd settings from the environment', () => {
-    expect(
-      resolveDatastoreConfig({
-        ...base,
-        env: {
-          DATASTORE_TYPE: 'etcdv3',
-          ETCD_ENDPOINTS: 'https://a:2379, https://b:2379',
-          ETCD_CA_CERT_FILE: '/ca.pem',
-          ETCD_CERT_FILE: '/c.pem',
-          ETCD_KEY_FILE: '/k.pem',
-          ETCD_USERNAME: 'u',
-          ETCD_PASSWORD: 'p',
-        },
-      }),
-    ).toEqual({
-      type: 'etcdv3',
-      endpoints: ['https://a:2379', 'https://b:2379'],
-      tls: { ca: '/ca.pem', cert: '/c.pem', key: '/k.pem' },
-      username: 'u',
-      password: 'p',
-    });
-  });
-
-  it('reads a calicoctl config file instead of the environment', () => {
+  it('reads a calicoctl config file (YAML or JSON) instead of the environment', () => {
     const configText = `apiVersion: projectcalico.org/v3
 kind: CalicoAPIConfig
 metadata: {}
@@ -48,45 +21,63 @@ spec:
   datastoreType: etcdv3
   etcdEndpoints: http://127.0.0.1:2379
 `;
-    expect(
-      resolveDatastoreConfig({
-        ...base,
-        env: { DATASTORE_TYPE: 'kubernetes' },
-        configText,
-        configPath: 'c.yaml',
-      }),
-    ).toEqual({ type: 'etcdv3', endpoints: ['http://127.0.0.1:2379'] });
-    const json = JSON.stringify({
-      kind: 'CalicoAPIConfig',
-      spec: { datastoreType: 'file', datastorePath: '/d.json' },
+    const env = {
+      DATASTORE_TYPE: 'kubernetes',
+      ETCD_USERNAME: 'u',
+      NETLEDGER_DATASTORE_PATH: '/e',
+    };
+    expect(selectDatastore({ env, configText, configPath: 'c.yaml' })).toEqual({
+      type: 'etcdv3',
+      endpoints: 'http://127.0.0.1:2379',
     });
-    expect(resolveDatastoreConfig({ ...base, env: {}, configText: json })).toEqual({
-      type: 'file',
-      path: '/d.json',
-    });
-    expect(
-      resolveDatastoreConfig({
-        ...base,
-        env: {},
-        configText: 'kind: CalicoAPIConfig\nspec:\n  datastoreType: kubernetes\n  kubeconfig: /k',
-      }),
-    ).toEqual({ type: 'kubernetes', kubeconfig: '/k' });
+    const json = JSON.stringify({ kind: 'CalicoAPIConfig', spec: { datastoreType: 'file' } });
+    expect(selectDatastore({ env, configText: json })).toEqual({ type: 'file' });
   });
 
   it.each([
-    [{ DATASTORE_TYPE: 'mysql' }, 'unknown datastore type "mysql"'],
+    [{ DATASTORE_TYPE: 'mysql' }, 'DATASTORE_TYPE: unknown datastore type "mysql"'],
     [{ DATASTORE_TYPE: 'etcdv3' }, 'needs etcd endpoints (ETCD_ENDPOINTS)'],
-    [{ DATASTORE_TYPE: 'etcdv3', ETCD_ENDPOINTS: 'ftp://x' }, 'is not an http(s)://host:port URL'],
-  ])('rejects %j', (env, message) => {
-    expect(() => resolveDatastoreConfig({ ...base, env })).toThrow(message);
+  ])('rejects %j as invalid input', (env, message) => {
+    expect(() => selectDatastore({ env })).toThrow(
+      expect.objectContaining({
+        name: 'CtlError',
+        code: 'InvalidInput',
+        message: expect.stringContaining(message),
+      }),
+    );
   });
 
-  it('rejects a bad config file', () => {
-    expect(() =>
-      resolveDatastoreConfig({ ...base, env: {}, configText: 'kind: Other', configPath: 'c' }),
-    ).toThrow('c: expected kind CalicoAPIConfig');
-    expect(() =>
-      resolveDatastoreConfig({ ...base, env: {}, configText: '{ not: [yaml', configPath: 'c' }),
-    ).toThrow('c: not valid YAML or JSON');
+  it.each([
+    ['kind: Other', 'c: expected kind CalicoAPIConfig'],
+    ['{ not: [yaml', 'c: not valid YAML or JSON'],
+    [
+      'kind: CalicoAPIConfig\nspec:\n  etcdEndpoints: [a]',
+      'c: spec.etcdEndpoints must be a string',
+    ],
+    ['kind: CalicoAPIConfig\nspec:\n  datastoreType: etcdv3', '(spec.etcdEndpoints in c)'],
+  ])('rejects a bad config file: %j', (configText, message) => {
+    expect(() => selectDatastore({ env: {}, configText, configPath: 'c' })).toThrow(
+      expect.objectContaining({ code: 'InvalidInput', message: expect.stringContaining(message) }),
+    );
+  });
+});
+
+describe('toCtlError', () => {
+  it.each<[DatastoreConfigErrorCode, string]>([
+    ['NotAvailable', 'NotAvailable'],
+    ['NoDatastore', 'InvalidInput'],
+    ['InvalidValue', 'InvalidInput'],
+    ['WrongType', 'InvalidInput'],
+    ['Unsupported', 'InvalidInput'],
+  ])('%s -> %s', (code, ctl) => {
+    expect(toCtlError(new DatastoreConfigError(code, 'm'))).toMatchObject({
+      code: ctl,
+      message: 'm',
+    });
+  });
+
+  it('leaves other errors as they are', () => {
+    const e = new Error('x');
+    expect(toCtlError(e)).toBe(e);
   });
 });

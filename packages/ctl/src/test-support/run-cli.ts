@@ -1,4 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises';
+import { createDatastoreOpener } from '@netledger/datastore-config';
+import { loadEtcdGrpc } from '@netledger/datastore-config/etcd-grpc';
 import { runCtl } from '../cli/run-ctl.js';
 import type { CtlIo } from '../cli/command-spec.js';
 import { testClock } from './seed.js';
@@ -9,6 +11,12 @@ export interface CliRun {
   readonly stdout: string;
   readonly stderr: string;
 }
+
+/** netledgerctl's opener, as apps/ctl wires it, for a user whose home holds no store. */
+const opener = createDatastoreOpener({
+  user: () => ({ uid: 1000, home: '/nonexistent-home' }),
+  etcd: { transport: 'grpc', dialTimeoutMs: 5000, loadGrpc: loadEtcdGrpc },
+});
 
 /** Runs netledgerctl in-process against the file store at `storePath`. */
 export async function runCli(
@@ -34,8 +42,7 @@ export async function runCli(
     writeFile: (p, t, mode) => writeFile(p, t, mode === undefined ? {} : { mode }),
     readStdin: async () => options.stdin ?? '',
     stderrIsTty: false,
-    uid: 1000,
-    home: '/nonexistent-home',
+    openDatastore: (config, o) => opener.open(config, o),
     clock: testClock(),
     ...options.io,
   });

@@ -1,0 +1,45 @@
+import type { Datastore } from '@netledger/ipam-core';
+import type { DatastoreConfig, DatastoreType } from './datastore-config.js';
+import { etcdOpener } from './open-etcd-datastore.js';
+import { fileOpener } from './open-file-datastore.js';
+import { k8sOpener } from './open-k8s-datastore.js';
+import type { DatastoreOpenerOptions, OpenOptions, StoreOpener } from './store-opener.js';
+
+/** One opener per store type: a new type gets a row here and a module of its own. */
+const OPENERS: {
+  readonly [T in DatastoreType]: StoreOpener<Extract<DatastoreConfig, { type: T }>>;
+} = { file: fileOpener, etcdv3: etcdOpener, kubernetes: k8sOpener };
+
+// The table is keyed by the config's own type, so the row takes that config.
+const openerFor = <C extends DatastoreConfig>(config: C): StoreOpener<C> =>
+  OPENERS[config.type] as unknown as StoreOpener<C>;
+
+/** Opens configured stores with one app's options. */
+export interface DatastoreOpener {
+  /**
+   * Opens the store `config` names; its package is imported on first use. Throws
+   * `DatastoreConfigError`: `InvalidValue` for a bad etcd endpoint or TLS file, `NoDatastore` for a
+   * missing file store when `mayCreate` is false, `NotAvailable` for a store this version cannot
+   * open (kubernetes); a store's own errors (`IpamError`) pass through.
+   */
+  readonly open: (config: DatastoreConfig, options?: OpenOptions) => Promise<Datastore>;
+  /**
+   * Imports and compiles what opening `config` needs without opening it (the CNI plugin calls it
+   * before taking its host lock, so the gRPC client is not compiled while others wait).
+   */
+  readonly preload: (config: DatastoreConfig) => Promise<void>;
+}
+
+/**
+ * The opener of an app: the file store with `options.file` at the config's path or the user's
+ * default one, etcd over the config's transport (else `options.etcd.transport`) with
+ * `options.etcd`'s timeouts, kubernetes not yet. Nothing is imported until a store is used.
+ */
+export function createDatastoreOpener(options: DatastoreOpenerOptions): DatastoreOpener {
+  return {
+    open: (config, call = {}) => openerFor(config).open(config, options, call),
+    preload: async (config) => {
+      await openerFor(config).load(config, options);
+    },
+  };
+}

@@ -1,0 +1,54 @@
+import type { EtcdGatewayDatastoreOptions } from '@netledger/datastore-etcd/gateway';
+import type { FileDatastoreOptions } from '@netledger/datastore-file';
+import type { Datastore } from '@netledger/ipam-core';
+import type { DatastoreConfig, EtcdTransport } from './datastore-config.js';
+
+/** Opens etcd over gRPC with the options the gateway would get. */
+export type OpenEtcdGrpc = (options: EtcdGatewayDatastoreOptions) => Datastore;
+
+/** Whose default file store: the inputs of datastore-file's `defaultDatastorePath`. */
+export interface DatastoreUser {
+  readonly uid: number | undefined;
+  readonly home: string;
+  readonly xdgStateHome?: string | undefined;
+}
+
+/** What an app decides about opening stores: its defaults and where its gRPC code comes from. */
+export interface DatastoreOpenerOptions {
+  /**
+   * Whose default file store, asked only when a file config names no path (finding a home
+   * directory without `HOME` reads the user database, which a one-shot process should not pay for
+   * when the path is configured).
+   */
+  readonly user: () => DatastoreUser;
+  /** File store options (history length, blocking I/O, lock timeout, watch interval). */
+  readonly file?: Omit<FileDatastoreOptions, 'path'>;
+  readonly etcd: {
+    /** The transport for a config that names none. */
+    readonly transport: EtcdTransport;
+    /**
+     * Loads the gRPC transport when a config uses it: `loadEtcdGrpc` from
+     * `@netledger/datastore-config/etcd-grpc`, or an app's own chunk. Passed in, so a program
+     * that only uses the gateway carries no gRPC code.
+     */
+    readonly loadGrpc: () => Promise<OpenEtcdGrpc>;
+    readonly dialTimeoutMs?: number;
+    readonly requestTimeoutMs?: number;
+  };
+}
+
+/** Options of one `open`. */
+export interface OpenOptions {
+  /**
+   * Whether a missing file store may be created (default true). With false, a path that holds
+   * no store fails `NoDatastore` and nothing is created.
+   */
+  readonly mayCreate?: boolean;
+}
+
+/** How one store type is loaded and opened. */
+export interface StoreOpener<C extends DatastoreConfig> {
+  /** Imports (and compiles) what opening `config` needs, without opening anything. */
+  load(config: C, options: DatastoreOpenerOptions): Promise<unknown>;
+  open(config: C, options: DatastoreOpenerOptions, call: OpenOptions): Promise<Datastore>;
+}
