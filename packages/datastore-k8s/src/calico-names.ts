@@ -101,3 +101,18 @@ export function affinityLabelSelector(filter: AffinityFilter): string {
   if (filter.ipVersion !== undefined) terms.push(`${LABEL_IP_VERSION}=${filter.ipVersion}`);
   return terms.join(',');
 }
+
+/**
+ * Where netledger keeps an affinity whose Calico name is held by the other affinity type of the
+ * same host and block (Calico's names leave the type out, so KDD cannot store both): a name no
+ * hostname encoding produces, `<sha256 prefix>-<cidrName>-<type>`. Lists find it by its labels
+ * and spec like any other row.
+ */
+export function alternateAffinityName(
+  host: string,
+  affinityType: AffinityType,
+  cidr: string,
+): string {
+  const hash = createHash('sha256').update(`${affinityType}+${host}+${cidr}`).digest('hex');
+  return `${hash.slice(0, 16)}-${cidrToName(cidr)}-${affinityType}`;
+}

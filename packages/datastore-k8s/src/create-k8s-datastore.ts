@@ -16,7 +16,7 @@ import type {
   WatchStream,
 } from '@netledger/ipam-core';
 import { IpamError, describeKey, isIpamError } from '@netledger/ipam-core';
-import { LABEL_AFFINITY_TYPE, affinityLabels } from './calico-names.js';
+import { LABEL_AFFINITY_TYPE, affinityLabels, alternateAffinityName } from './calico-names.js';
 import type { CrdKind } from './crd-kinds.js';
 import {
   CRD_KINDS,
@@ -48,6 +48,11 @@ const MERGE_PATCH = 'application/merge-patch+json';
 
 /** Attempts of an `apply` (read, then create or update) and of a label upgrade per affinity. */
 const APPLY_ATTEMPTS = 10;
+
+/** Whether two keys name the same object (the kind's identifying fields are equal). */
+export function sameKey(a: DatastoreKey, b: DatastoreKey): boolean {
+  return describeKey(a) === describeKey(b);
+}
 
 const isObject = (v: unknown): v is JsonObject =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -141,6 +146,40 @@ export function createDatastoreOnHttp(http: KubeHttp): Datastore {
 
   const pathOf = (key: DatastoreKey): string =>
     key.kind === 'Node' ? `${NODES}/${encodeURIComponent(key.name)}` : crdPath(key.kind as CrdKind, objectName(key));
+  const pathAt = (key: DatastoreKey, name: string): string =>
+    key.kind === 'Node' ? `${NODES}/${encodeURIComponent(name)}` : crdPath(key.kind as CrdKind, name);
+  /** The names a key's object may have: Calico's, and for affinities netledger's alternate. */
+  const namesOf = (key: DatastoreKey): [string, string?] =>
+    key.kind === 'BlockAffinity'
+      ? [objectName(key), alternateAffinityName(key.host, key.affinityType, key.cidr)]
+      : [objectName(key)];
+
+  /** Whether the object at `name` is `key`'s (`absent` when there is none). */
+  async function holder(key: DatastoreKey, name: string): Promise<'same' | 'other' | 'absent'> {
+    const res = await call({ method: 'GET', path: pathAt(key, name) }, describeObject(key), key);
+    if (res.status === 404) return 'absent';
+    if (res.status !== 200 || !isObject(res.body)) fail(res, 'GET', describeObject(key), key);
+    const kv = toKv(key.kind, res.body);
+    return kv && sameKey(kv.key, key) ? 'same' : 'other';
+  }
+
+  /**
+   * Runs a write on the key's object under Calico's name, and for an affinity whose Calico name is
+   * missing (404) or held by the other type (409 and another key there) under the alternate name.
+   */
+  async function onName(
+    key: DatastoreKey,
+    run: (name: string) => Promise<KubeResponse>,
+  ): Promise<{ res: KubeResponse; name: string }> {
+    const [primary, alternate] = namesOf(key);
+    const res = await run(primary);
+    if (alternate === undefined || (res.status !== 404 && res.status !== 409)) {
+      return { res, name: primary };
+    }
+    if (res.status === 409 && (await holder(key, primary)) !== 'other') return { res, name: primary };
+    return { res: await run(alternate), name: alternate };
+  }
+
   const collectionOf = (kind: Kind): string => (kind === 'Node' ? NODES : crdPath(kind as CrdKind));
 
   const notSupported = (key: DatastoreKey, op: string): never => {
@@ -151,20 +190,28 @@ export function createDatastoreOnHttp(http: KubeHttp): Datastore {
     );
   };
 
-  async function getRaw(key: DatastoreKey): Promise<JsonObject> {
+  async function getRawNamed(key: DatastoreKey): Promise<{ raw: JsonObject; name: string }> {
     const object = describeObject(key);
-    const res = await call({ method: 'GET', path: pathOf(key) }, object, key);
-    if (res.status !== 200 || !isObject(res.body)) fail(res, 'GET', object, key);
-    return res.body;
+    const [primary, alternate] = namesOf(key);
+    const res = await call({ method: 'GET', path: pathAt(key, primary) }, object, key);
+    if (res.status === 200 && isObject(res.body)) {
+      const kv = alternate === undefined ? undefined : toKv(key.kind, res.body);
+      if (alternate === undefined || (kv && sameKey(kv.key, key))) return { raw: res.body, name: primary };
+    } else if (res.status !== 404 || alternate === undefined) fail(res, 'GET', object, key);
+    const alt = await call({ method: 'GET', path: pathAt(key, alternate!) }, object, key);
+    if (alt.status !== 200 || !isObject(alt.body)) fail(alt, 'GET', object, key);
+    return { raw: alt.body, name: alternate! };
   }
 
+  const getRaw = async (key: DatastoreKey): Promise<JsonObject> => (await getRawNamed(key)).raw;
+
   /** The hard delete of a soft-deleted object; gone already or replaced is fine. */
-  async function hardDelete(key: DatastoreKey, uid: string | undefined): Promise<void> {
+  async function hardDelete(key: DatastoreKey, uid: string | undefined, name: string): Promise<void> {
     const object = describeObject(key);
     const res = await call(
       {
         method: 'DELETE',
-        path: pathOf(key),
+        path: pathAt(key, name),
         body: {
           apiVersion: 'v1',
           kind: 'DeleteOptions',
@@ -186,10 +233,19 @@ export function createDatastoreOnHttp(http: KubeHttp): Datastore {
       });
     }
     const object = describeObject(key);
-    const raw = await getRaw(key);
+    const { raw, name } = await getRawNamed(key);
     const kv = mustKv(key.kind, raw, object);
+    if (!sameKey(kv.key, key)) {
+      // Calico's affinity names leave the type out (and hash long hosts): the name can hold
+      // another key's object, which is not this one.
+      throw new IpamError(
+        'DoesNotExist',
+        `kube-apiserver at ${server}: ${object} holds ${describeKey(kv.key)}, not ${describeKey(key)}`,
+        { identifier: describeKey(key) },
+      );
+    }
     if (isCrdKind(key.kind) && CRD_KINDS[key.kind].softDelete && isSoftDeleted(kv.value)) {
-      await hardDelete(key, kv.uid);
+      await hardDelete(key, kv.uid, name);
       throw new IpamError(
         'DoesNotExist',
         `kube-apiserver at ${server}: ${object} was being deleted (completed the delete)`,
@@ -284,7 +340,17 @@ export function createDatastoreOnHttp(http: KubeHttp): Datastore {
           }
         : crdBody(kv);
     for (let attempt = 0; ; attempt++) {
-      const res = await call({ method: 'POST', path: collectionOf(key.kind), body }, object, key);
+      const { res } = await onName(key, (name) =>
+        call(
+          {
+            method: 'POST',
+            path: collectionOf(key.kind),
+            body: { ...body, metadata: { ...(body.metadata as JsonObject), name } },
+          },
+          object,
+          key,
+        ),
+      );
       if (res.status === 200 || res.status === 201) return mustKv(key.kind as K, res.body, object);
       // A leftover soft-deleted row holds the name: a read completes its delete, then try again.
       if (res.status === 409 && attempt === 0 && isCrdKind(key.kind) && CRD_KINDS[key.kind].softDelete) {
@@ -359,8 +425,12 @@ export function createDatastoreOnHttp(http: KubeHttp): Datastore {
     }
     if (key.kind === 'Node') return updateNode(kv);
     const object = describeObject(key);
-    const body = crdBody(kv, kv.revision);
-    const res = await call({ method: 'PUT', path: pathOf(key), body }, object, key);
+    const base = crdBody(kv, kv.revision);
+    let body = base;
+    const { res, name } = await onName(key, (n) => {
+      body = { ...base, metadata: { ...(base.metadata as JsonObject), name: n } };
+      return call({ method: 'PUT', path: pathAt(key, n), body }, object, key);
+    });
     if (res.status !== 200) fail(res, 'PUT', object, key);
     const written = mustKv(key.kind as K, res.body, object);
     if (written.revision !== kv.revision) return written;
@@ -369,7 +439,7 @@ export function createDatastoreOnHttp(http: KubeHttp): Datastore {
     const meta = body.metadata as JsonObject;
     const annotations = { ...(meta.annotations as JsonObject | undefined), [REWRITTEN]: kv.revision };
     const again = await call(
-      { method: 'PUT', path: pathOf(key), body: { ...body, metadata: { ...meta, annotations } } },
+      { method: 'PUT', path: pathAt(key, name), body: { ...body, metadata: { ...meta, annotations } } },
       object,
       key,
     );
@@ -426,32 +496,35 @@ export function createDatastoreOnHttp(http: KubeHttp): Datastore {
       return;
     }
     let revision = options.revision;
-    if (options.uid !== undefined && revision === undefined) {
-      const current = await getRaw(key);
-      if (metaString(current, 'uid') !== options.uid) {
+    if (revision === undefined && (options.uid !== undefined || key.kind === 'BlockAffinity')) {
+      // The uid to check, or (affinities, whose names can hold another type's row) the key.
+      const current = await get(key);
+      if (options.uid !== undefined && current.uid !== options.uid) {
         throw new IpamError('UpdateConflict', `kube-apiserver at ${server}: ${object} is not uid ${options.uid}`, {
           identifier: describeKey(key),
         });
       }
-      revision = metaString(current, 'resourceVersion');
+      revision = current.revision;
     }
     // Step 1, the linearisation point: `deleted: true`, compare-and-swap on the revision when given.
-    const res = await call(
-      {
-        method: 'PATCH',
-        path: pathOf(key),
-        contentType: MERGE_PATCH,
-        body: {
-          metadata: revision === undefined ? {} : { resourceVersion: revision },
-          spec: { deleted: key.kind === 'BlockAffinity' ? 'true' : true },
+    const { res, name } = await onName(key, (n) =>
+      call(
+        {
+          method: 'PATCH',
+          path: pathAt(key, n),
+          contentType: MERGE_PATCH,
+          body: {
+            metadata: revision === undefined ? {} : { resourceVersion: revision },
+            spec: { deleted: key.kind === 'BlockAffinity' ? 'true' : true },
+          },
         },
-      },
-      object,
-      key,
+        object,
+        key,
+      ),
     );
     if (res.status !== 200 || !isObject(res.body)) fail(res, 'PATCH', object, key);
     // Step 2: the row goes, if it is still the one soft-deleted (Calico's UID precondition).
-    await hardDelete(key, metaString(res.body, 'uid'));
+    await hardDelete(key, metaString(res.body, 'uid'), name);
   }
 
   function watch(options: ListOptions, watchOptions?: WatchOptions): WatchStream {
