@@ -97,7 +97,8 @@ export interface AffinityFilter {
 export function affinityLabelSelector(filter: AffinityFilter): string {
   const terms: string[] = [];
   if (filter.host !== undefined) terms.push(`${LABEL_HOSTNAME_HASH}=${hostnameHash(filter.host)}`);
-  if (filter.affinityType !== undefined) terms.push(`${LABEL_AFFINITY_TYPE}=${filter.affinityType}`);
+  if (filter.affinityType !== undefined)
+    terms.push(`${LABEL_AFFINITY_TYPE}=${filter.affinityType}`);
   if (filter.ipVersion !== undefined) terms.push(`${LABEL_IP_VERSION}=${filter.ipVersion}`);
   return terms.join(',');
 }

@@ -10,7 +10,13 @@ import type {
   ValueByKind,
 } from '@netledger/ipam-core';
 import { ipVersionOf, matchesListOptions } from '@netledger/ipam-core';
-import { affinityLabelSelector, affinityLabels, affinityName, cidrToName, handleName } from './calico-names.js';
+import {
+  affinityLabelSelector,
+  affinityLabels,
+  affinityName,
+  cidrToName,
+  handleName,
+} from './calico-names.js';
 import type { JsonObject } from './ipam-crd-codec.js';
 import {
   BadSpec,
@@ -95,7 +101,10 @@ export function describeObject(key: DatastoreKey): string {
 }
 
 /** The object body (without resourceVersion) for a value. */
-export function encodeCrd<K extends CrdKind>(key: DatastoreKey<K>, value: ValueByKind[K]): JsonObject {
+export function encodeCrd<K extends CrdKind>(
+  key: DatastoreKey<K>,
+  value: ValueByKind[K],
+): JsonObject {
   const name = objectName(key);
   const head = { apiVersion: CRD_API_VERSION, kind: CRD_KINDS[key.kind].crdKind };
   const k = key as DatastoreKey<CrdKind>;
@@ -114,11 +123,15 @@ export function encodeCrd<K extends CrdKind>(key: DatastoreKey<K>, value: ValueB
         spec: encodeAffinitySpec(k, value as BlockAffinity),
       };
     case 'IPAMHandle':
-      return { ...head, metadata: { name }, spec: encodeHandleSpec(k.handleId, value as IpamHandle) };
+      return {
+        ...head,
+        metadata: { name },
+        spec: encodeHandleSpec(k.handleId, value as IpamHandle),
+      };
     case 'IPAMConfig':
       return { ...head, metadata: { name }, spec: encodeConfigSpec(value as IpamConfigValue) };
     default: {
-      const body = encodeResource(k as DatastoreKey<ResourceKind>, value as never);
+      const body = encodeResource(k, value as never);
       return { ...head, metadata: body.metadata, spec: body.spec };
     }
   }
@@ -160,13 +173,15 @@ export function decodeCrd(kind: CrdKind, object: JsonObject): Decoded {
 
 /** Whether a decoded value is soft-deleted (to be filtered, and completed on get). */
 export function isSoftDeleted(value: unknown): boolean {
-  return typeof value === 'object' && value !== null && (value as { deleted?: unknown }).deleted === true;
+  return (
+    typeof value === 'object' && value !== null && (value as { deleted?: unknown }).deleted === true
+  );
 }
 
 /** The server-side label selector of a list (affinities only), or undefined for none. */
 export function listLabelSelector(options: ListOptions): string | undefined {
   if (options.kind !== 'BlockAffinity') return undefined;
-  const o = options as ListOptions<'BlockAffinity'>;
+  const o = options;
   const selector = affinityLabelSelector({
     ...(o.host !== undefined && { host: o.host }),
     ...(o.affinityType !== undefined && { affinityType: o.affinityType }),

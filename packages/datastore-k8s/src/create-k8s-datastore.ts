@@ -117,7 +117,8 @@ export function createDatastoreOnHttp(http: KubeHttp): Datastore {
 
   function toKv(kind: Kind, object: JsonObject): KVPair | undefined {
     const name = metaString(object, 'name') ?? '?';
-    const where = kind === 'Node' ? `nodes/${name}` : `${CRD_KINDS[kind as CrdKind].plural}/${name}`;
+    const where =
+      kind === 'Node' ? `nodes/${name}` : `${CRD_KINDS[kind as CrdKind].plural}/${name}`;
     try {
       const decoded =
         kind === 'Node'
@@ -130,7 +131,7 @@ export function createDatastoreOnHttp(http: KubeHttp): Datastore {
         value: decoded.value,
         revision: metaString(object, 'resourceVersion') ?? '',
         ...(uid !== undefined && { uid }),
-      } as KVPair;
+      };
     } catch (e) {
       if (e instanceof BadSpec || isIpamError(e, 'CorruptValue')) corrupt(where, e);
       throw e;
@@ -145,9 +146,13 @@ export function createDatastoreOnHttp(http: KubeHttp): Datastore {
   }
 
   const pathOf = (key: DatastoreKey): string =>
-    key.kind === 'Node' ? `${NODES}/${encodeURIComponent(key.name)}` : crdPath(key.kind as CrdKind, objectName(key));
+    key.kind === 'Node'
+      ? `${NODES}/${encodeURIComponent(key.name)}`
+      : crdPath(key.kind as CrdKind, objectName(key));
   const pathAt = (key: DatastoreKey, name: string): string =>
-    key.kind === 'Node' ? `${NODES}/${encodeURIComponent(name)}` : crdPath(key.kind as CrdKind, name);
+    key.kind === 'Node'
+      ? `${NODES}/${encodeURIComponent(name)}`
+      : crdPath(key.kind as CrdKind, name);
   /** The names a key's object may have: Calico's, and for affinities netledger's alternate. */
   const namesOf = (key: DatastoreKey): [string, string?] =>
     key.kind === 'BlockAffinity'
@@ -176,7 +181,8 @@ export function createDatastoreOnHttp(http: KubeHttp): Datastore {
     if (alternate === undefined || (res.status !== 404 && res.status !== 409)) {
       return { res, name: primary };
     }
-    if (res.status === 409 && (await holder(key, primary)) !== 'other') return { res, name: primary };
+    if (res.status === 409 && (await holder(key, primary)) !== 'other')
+      return { res, name: primary };
     return { res: await run(alternate), name: alternate };
   }
 
@@ -196,17 +202,22 @@ export function createDatastoreOnHttp(http: KubeHttp): Datastore {
     const res = await call({ method: 'GET', path: pathAt(key, primary) }, object, key);
     if (res.status === 200 && isObject(res.body)) {
       const kv = alternate === undefined ? undefined : toKv(key.kind, res.body);
-      if (alternate === undefined || (kv && sameKey(kv.key, key))) return { raw: res.body, name: primary };
+      if (alternate === undefined || (kv && sameKey(kv.key, key)))
+        return { raw: res.body, name: primary };
     } else if (res.status !== 404 || alternate === undefined) fail(res, 'GET', object, key);
-    const alt = await call({ method: 'GET', path: pathAt(key, alternate!) }, object, key);
+    const alt = await call({ method: 'GET', path: pathAt(key, alternate) }, object, key);
     if (alt.status !== 200 || !isObject(alt.body)) fail(alt, 'GET', object, key);
-    return { raw: alt.body, name: alternate! };
+    return { raw: alt.body, name: alternate };
   }
 
   const getRaw = async (key: DatastoreKey): Promise<JsonObject> => (await getRawNamed(key)).raw;
 
   /** The hard delete of a soft-deleted object; gone already or replaced is fine. */
-  async function hardDelete(key: DatastoreKey, uid: string | undefined, name: string): Promise<void> {
+  async function hardDelete(
+    key: DatastoreKey,
+    uid: string | undefined,
+    name: string,
+  ): Promise<void> {
     const object = describeObject(key);
     const res = await call(
       {
@@ -228,9 +239,13 @@ export function createDatastoreOnHttp(http: KubeHttp): Datastore {
 
   async function get<K extends Kind>(key: DatastoreKey<K>): Promise<KVPair<K>> {
     if (key.kind === 'IPAMHost') {
-      throw new IpamError('DoesNotExist', `${describeKey(key)} does not exist (no IPAM host objects on Kubernetes)`, {
-        identifier: describeKey(key),
-      });
+      throw new IpamError(
+        'DoesNotExist',
+        `${describeKey(key)} does not exist (no IPAM host objects on Kubernetes)`,
+        {
+          identifier: describeKey(key),
+        },
+      );
     }
     const object = describeObject(key);
     const { raw, name } = await getRawNamed(key);
@@ -274,7 +289,13 @@ export function createDatastoreOnHttp(http: KubeHttp): Datastore {
           method: 'GET',
           path: collectionOf(kind),
           query: {
-            limit: String(q.limit ?? PAGE),
+            // A label-selected list (a host's affinities) is small and sent unpaginated: the API
+            // server answers a consistent list from its watch cache only without a limit (with
+            // etcd >= 3.5.13 / 3.4.31); a paginated one always reads the whole range from etcd.
+            limit:
+              q.labelSelector !== undefined && q.limit === undefined
+                ? undefined
+                : String(q.limit ?? PAGE),
             labelSelector: q.labelSelector,
             continue: cont,
             ...(cont === undefined &&
@@ -293,12 +314,18 @@ export function createDatastoreOnHttp(http: KubeHttp): Datastore {
       }
       const m = meta(body);
       if (revision === '' && typeof m.resourceVersion === 'string') revision = m.resourceVersion;
-      cont = q.limit === undefined && typeof m.continue === 'string' && m.continue ? m.continue : undefined;
+      cont =
+        q.limit === undefined && typeof m.continue === 'string' && m.continue
+          ? m.continue
+          : undefined;
     } while (cont !== undefined);
     return { items, revision };
   }
 
-  async function list<K extends Kind>(options: ListOptions<K>, atRevision?: string): Promise<ListResult<K>> {
+  async function list<K extends Kind>(
+    options: ListOptions<K>,
+    atRevision?: string,
+  ): Promise<ListResult<K>> {
     if (options.kind === 'IPAMHost') {
       const { revision } = await listRaw('IPAMConfig', { limit: 1 });
       return { items: [], revision };
@@ -312,7 +339,8 @@ export function createDatastoreOnHttp(http: KubeHttp): Datastore {
     for (const object of raw.items) {
       const kv = toKv(options.kind, object);
       if (!kv || !matchesList(kv.key, options)) continue;
-      if (isSoftDeleted(kv.value) && isCrdKind(options.kind) && CRD_KINDS[options.kind].softDelete) continue;
+      if (isSoftDeleted(kv.value) && isCrdKind(options.kind) && CRD_KINDS[options.kind].softDelete)
+        continue;
       items.push(kv as KVPair<K>);
     }
     return { items, revision: raw.revision };
@@ -353,7 +381,12 @@ export function createDatastoreOnHttp(http: KubeHttp): Datastore {
       );
       if (res.status === 200 || res.status === 201) return mustKv(key.kind as K, res.body, object);
       // A leftover soft-deleted row holds the name: a read completes its delete, then try again.
-      if (res.status === 409 && attempt === 0 && isCrdKind(key.kind) && CRD_KINDS[key.kind].softDelete) {
+      if (
+        res.status === 409 &&
+        attempt === 0 &&
+        isCrdKind(key.kind) &&
+        CRD_KINDS[key.kind].softDelete
+      ) {
         const done = await get(key).then(
           () => false,
           (e: unknown) => {
@@ -380,7 +413,10 @@ export function createDatastoreOnHttp(http: KubeHttp): Datastore {
         { identifier: describeKey(key) },
       );
     }
-    const k8sLabels = (isObject(meta(current).labels) ? meta(current).labels : {}) as Record<string, string>;
+    const k8sLabels = (isObject(meta(current).labels) ? meta(current).labels : {}) as Record<
+      string,
+      string
+    >;
     const res = await call(
       {
         method: 'PATCH',
@@ -406,7 +442,9 @@ export function createDatastoreOnHttp(http: KubeHttp): Datastore {
         method: 'PATCH',
         path: `${pathOf(key)}/status`,
         contentType: MERGE_PATCH,
-        body: { metadata: { resourceVersion: kv.revision, annotations: { [REWRITTEN]: kv.revision } } },
+        body: {
+          metadata: { resourceVersion: kv.revision, annotations: { [REWRITTEN]: kv.revision } },
+        },
       },
       object,
       key,
@@ -437,9 +475,16 @@ export function createDatastoreOnHttp(http: KubeHttp): Datastore {
     // The API server does not store an update that changes nothing (same resourceVersion, no
     // watch event); the port promises a new revision, as etcd gives. Write once more with a mark.
     const meta = body.metadata as JsonObject;
-    const annotations = { ...(meta.annotations as JsonObject | undefined), [REWRITTEN]: kv.revision };
+    const annotations = {
+      ...(meta.annotations as JsonObject | undefined),
+      [REWRITTEN]: kv.revision,
+    };
     const again = await call(
-      { method: 'PUT', path: pathAt(key, name), body: { ...body, metadata: { ...meta, annotations } } },
+      {
+        method: 'PUT',
+        path: pathAt(key, name),
+        body: { ...body, metadata: { ...meta, annotations } },
+      },
       object,
       key,
     );
@@ -448,7 +493,7 @@ export function createDatastoreOnHttp(http: KubeHttp): Datastore {
   }
 
   async function apply<K extends Kind>(kv: NewKVPair<K>): Promise<KVPair<K>> {
-    const key = kv.key as DatastoreKey<K>;
+    const key = kv.key;
     if (key.kind === 'IPAMHost') return notSupported(key, 'apply');
     for (let i = 0; ; i++) {
       try {
@@ -456,11 +501,13 @@ export function createDatastoreOnHttp(http: KubeHttp): Datastore {
           if (isIpamError(e, 'DoesNotExist')) return undefined;
           throw e;
         });
-        return current
-          ? await update({ ...kv, revision: current.revision } as KVPair<K>)
-          : await create(kv);
+        return current ? await update({ ...kv, revision: current.revision }) : await create(kv);
       } catch (e) {
-        if (i + 1 < APPLY_ATTEMPTS && isIpamError(e, 'UpdateConflict', 'AlreadyExists', 'DoesNotExist')) continue;
+        if (
+          i + 1 < APPLY_ATTEMPTS &&
+          isIpamError(e, 'UpdateConflict', 'AlreadyExists', 'DoesNotExist')
+        )
+          continue;
         throw e;
       }
     }
@@ -469,9 +516,13 @@ export function createDatastoreOnHttp(http: KubeHttp): Datastore {
   async function del(key: DatastoreKey, options: DeleteOptions = {}): Promise<void> {
     const object = describeObject(key);
     if (key.kind === 'IPAMHost') {
-      throw new IpamError('DoesNotExist', `${describeKey(key)} does not exist (no IPAM host objects on Kubernetes)`, {
-        identifier: describeKey(key),
-      });
+      throw new IpamError(
+        'DoesNotExist',
+        `${describeKey(key)} does not exist (no IPAM host objects on Kubernetes)`,
+        {
+          identifier: describeKey(key),
+        },
+      );
     }
     const soft = isCrdKind(key.kind) && CRD_KINDS[key.kind].softDelete;
     if (!soft) {
@@ -500,9 +551,13 @@ export function createDatastoreOnHttp(http: KubeHttp): Datastore {
       // The uid to check, or (affinities, whose names can hold another type's row) the key.
       const current = await get(key);
       if (options.uid !== undefined && current.uid !== options.uid) {
-        throw new IpamError('UpdateConflict', `kube-apiserver at ${server}: ${object} is not uid ${options.uid}`, {
-          identifier: describeKey(key),
-        });
+        throw new IpamError(
+          'UpdateConflict',
+          `kube-apiserver at ${server}: ${object} is not uid ${options.uid}`,
+          {
+            identifier: describeKey(key),
+          },
+        );
       }
       revision = current.revision;
     }
@@ -585,7 +640,8 @@ export function createDatastoreOnHttp(http: KubeHttp): Datastore {
         if (res.status !== 409) fail(res, 'PUT', `blockaffinities/${name}`, key);
         const again = await call({ method: 'GET', path }, `blockaffinities/${name}`, key);
         if (again.status === 404) break;
-        if (again.status !== 200 || !isObject(again.body)) fail(again, 'GET', `blockaffinities/${name}`, key);
+        if (again.status !== 200 || !isObject(again.body))
+          fail(again, 'GET', `blockaffinities/${name}`, key);
         object = again.body;
       }
     }
@@ -600,12 +656,19 @@ export function createDatastoreOnHttp(http: KubeHttp): Datastore {
     list: (options) => list(options),
     async listMany(many) {
       if (many.length === 0) return [];
-      const [first, ...rest] = many;
-      const head = await list(first!);
-      // The others at exactly the first one's revision: one consistent snapshot, as etcd's
-      // read-only transaction gives.
-      const tail = await Promise.all(rest.map((opt) => list(opt, head.revision)));
-      return [head, ...tail.map((r) => ({ ...r, revision: head.revision }))];
+      // One list is read as usual (a consistent read the API server answers from its watch
+      // cache); the others at exactly its revision, so all are one snapshot, as etcd's read-only
+      // transaction gives. An exact-revision read is served from etcd, where a label selector
+      // does not narrow the range read: the label-selected list (a host's affinities) goes first.
+      const first = Math.max(
+        0,
+        many.findIndex((opt) => listLabelSelector(opt) !== undefined),
+      );
+      const head = await list(many[first]!);
+      const results = await Promise.all(
+        many.map((opt, i) => (i === first ? Promise.resolve(head) : list(opt, head.revision))),
+      );
+      return results.map((r) => ({ ...r, revision: head.revision }));
     },
     watch,
     upgradeAffinityLabels,

@@ -10,7 +10,13 @@ import type {
   IpamHandle,
   JsonValue,
 } from '@netledger/ipam-core';
-import { IpamError, decodeValue, encodeValue, parseJson, stringifyJson } from '@netledger/ipam-core';
+import {
+  IpamError,
+  decodeValue,
+  encodeValue,
+  parseJson,
+  stringifyJson,
+} from '@netledger/ipam-core';
 
 /** A JSON object as the API server sends it (integers beyond 2^53 as `bigint`). */
 export type JsonObject = { [key: string]: JsonValue };

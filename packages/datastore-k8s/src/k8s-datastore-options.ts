@@ -61,6 +61,11 @@ export function resolveK8sOptions(o: K8sDatastoreOptions): ResolvedK8sOptions {
     ...(o.context !== undefined && { context: o.context }),
     qps: positive('qps', o.qps, K8S_DEFAULTS.qps, false),
     burst: positive('burst', o.burst, K8S_DEFAULTS.burst, true),
-    requestTimeoutMs: positive('requestTimeoutMs', o.requestTimeoutMs, K8S_DEFAULTS.requestTimeoutMs, true),
+    requestTimeoutMs: positive(
+      'requestTimeoutMs',
+      o.requestTimeoutMs,
+      K8S_DEFAULTS.requestTimeoutMs,
+      true,
+    ),
   };
 }

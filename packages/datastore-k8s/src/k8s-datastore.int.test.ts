@@ -55,8 +55,9 @@ describe('datastore-k8s on kube-apiserver', () => {
       intendedUse: 'Workload',
     });
     expect(v4.ips).toHaveLength(1);
-    const [a, b, c, d] = v4.ips[0]!.split('/')[0]!.split('.').map(Number) as number[];
-    const block = `${a}-${b}-${c}-${d! - (d! % 64)}-26`;
+    const octets = v4.ips[0]!.split('/')[0]!.split('.').map(Number);
+    const last = octets[3]!;
+    const block = `${octets.slice(0, 3).join('-')}-${last - (last % 64)}-26`;
     const yaml = await kubectl(['get', 'ipamblocks,blockaffinities,ipamhandles', '-o', 'yaml']);
     expect(yaml).toContain(`name: ${block}`);
     expect(yaml).toContain(`name: kubectl-node-${block}`);
@@ -78,7 +79,10 @@ describe('datastore-k8s on kube-apiserver', () => {
   it('a stale resourceVersion of a netledger-written object is refused by kubectl replace', async () => {
     const ds = await admin();
     const key = { kind: 'IPAMHandle', handleId: 'stale-replace' } as const;
-    const v1 = await ds.create({ key, value: { handleId: 'stale-replace', block: {}, deleted: false } });
+    const v1 = await ds.create({
+      key,
+      value: { handleId: 'stale-replace', block: {}, deleted: false },
+    });
     const stale = await kubectl(['get', 'ipamhandle', 'stale-replace', '-o', 'json']);
     await ds.update({ ...v1, value: { ...v1.value, block: { '10.0.0.0/26': 1 } } });
     const api = await kube.get();
@@ -91,7 +95,12 @@ describe('datastore-k8s on kube-apiserver', () => {
   it('hashes long hostnames into affinity names and finds them by label', async () => {
     const ds = await admin();
     const host = `${'h'.repeat(60)}.${'x'.repeat(60)}.${'y'.repeat(60)}.${'z'.repeat(60)}`;
-    const key = { kind: 'BlockAffinity', host, cidr: '10.52.0.0/26', affinityType: 'host' } as const;
+    const key = {
+      kind: 'BlockAffinity',
+      host,
+      cidr: '10.52.0.0/26',
+      affinityType: 'host',
+    } as const;
     await ds.create({ key, value: { state: 'confirmed', deleted: false } });
     const name = affinityName(host, '10.52.0.0/26');
     expect(name).toHaveLength(252);
@@ -154,7 +163,10 @@ describe('datastore-k8s on kube-apiserver', () => {
     expect(current.revision).not.toBe(created.revision);
     await ds.update({
       ...current,
-      value: { ...current.value, spec: { ipv4VXLANTunnelAddr: '10.55.0.1', bgp: { ipv4IPIPTunnelAddr: '10.55.0.2' } } },
+      value: {
+        ...current.value,
+        spec: { ipv4VXLANTunnelAddr: '10.55.0.1', bgp: { ipv4IPIPTunnelAddr: '10.55.0.2' } },
+      },
     });
     const annotations = JSON.parse(
       await kubectl(['get', 'node', 'annotated-node', '-o', 'jsonpath={.metadata.annotations}']),
@@ -164,7 +176,13 @@ describe('datastore-k8s on kube-apiserver', () => {
       'projectcalico.org/IPv4IPIPTunnelAddr': '10.55.0.2',
       'projectcalico.org/labels': '{"rack":"r1"}',
     });
-    const labels = await kubectl(['get', 'node', 'annotated-node', '-o', 'jsonpath={.metadata.labels}']);
+    const labels = await kubectl([
+      'get',
+      'node',
+      'annotated-node',
+      '-o',
+      'jsonpath={.metadata.labels}',
+    ]);
     expect(JSON.parse(labels)).toEqual({ zone: 'z1' });
     await expect(
       ds.update({ ...current, value: { ...current.value, spec: {} } }),
@@ -181,13 +199,21 @@ describe('datastore-k8s on kube-apiserver', () => {
     const invalid = await errorOf(
       ds.create({
         key: { kind: 'IPAMConfig' },
-        value: { strictAffinity: false, autoAllocateBlocks: true, maxBlocksPerHost: -1, ipCooldownSeconds: 0 },
+        value: {
+          strictAffinity: false,
+          autoAllocateBlocks: true,
+          maxBlocksPerHost: -1,
+          ipCooldownSeconds: 0,
+        },
       }),
     );
     expect(invalid).toMatchObject({ code: 'InvalidArgument' });
     expect(invalid.message).toContain('maxBlocksPerHost');
     const pool = await errorOf(
-      ds.create({ key: { kind: 'IPPool', name: 'v6-ipip' }, value: buildPool('v6-ipip', 'fd00::/64', { ipipMode: 'Always' }) }),
+      ds.create({
+        key: { kind: 'IPPool', name: 'v6-ipip' },
+        value: buildPool('v6-ipip', 'fd00::/64', { ipipMode: 'Always' }),
+      }),
     );
     expect(pool).toMatchObject({ code: 'InvalidArgument' });
     expect(pool.message).toContain('IPIP is not supported on IPv6 pools');
@@ -213,9 +239,11 @@ describe('datastore-k8s on kube-apiserver', () => {
     });
     stream.close();
     const old = ds.watch({ kind: 'IPAMHandle' }, { revision: '1' });
-    const err = await errorOf((async () => {
-      for await (const _ of old) void _;
-    })());
+    const err = await errorOf(
+      (async () => {
+        for await (const _ of old) void _;
+      })(),
+    );
     expect(err).toMatchObject({ code: 'WatchExpired' });
     expect(err.message).toContain('ipamhandles');
   });
@@ -231,15 +259,26 @@ describe('RBAC: each app can do its job and nothing else', () => {
     await setup.pools.create(buildPool('rbac-pool', '10.60.0.0/16'));
     await setup.nodes.create({ metadata: { name: 'rbac-node' } });
 
-    const plugin = createK8sDatastore({ kubeconfig: api.kubeconfigPath, context: api.contexts['cni-plugin'] });
+    const plugin = createK8sDatastore({
+      kubeconfig: api.kubeconfigPath,
+      context: api.contexts['cni-plugin'],
+    });
     open.push(plugin);
     const ipam = createIpamClient({ datastore: plugin });
-    const { v4 } = await ipam.autoAssign({ num4: 1, hostname: 'rbac-node', handleId: 'rbac-pod', intendedUse: 'Workload' });
+    const { v4 } = await ipam.autoAssign({
+      num4: 1,
+      hostname: 'rbac-node',
+      handleId: 'rbac-pod',
+      intendedUse: 'Workload',
+    });
     expect(v4.ips).toHaveLength(1);
     await ipam.releaseByHandle('rbac-pod');
     expect(await ipam.ipsByHandle('rbac-pod').catch(() => [])).toEqual([]);
     const forbidden = await errorOf(
-      plugin.create({ key: { kind: 'IPPool', name: 'plugin-pool' }, value: buildPool('plugin-pool', '10.61.0.0/16') }),
+      plugin.create({
+        key: { kind: 'IPPool', name: 'plugin-pool' },
+        value: buildPool('plugin-pool', '10.61.0.0/16'),
+      }),
     );
     expect(forbidden).toMatchObject({ code: 'Unavailable' });
     expect(forbidden.message).toContain('forbids it for POST ippools/plugin-pool');
@@ -247,14 +286,24 @@ describe('RBAC: each app can do its job and nothing else', () => {
 
     const ctl = createK8sDatastore({ kubeconfig: api.kubeconfigPath, context: api.contexts.ctl });
     open.push(ctl);
-    for (const kind of ['IPAMBlock', 'BlockAffinity', 'IPAMHandle', 'IPPool', 'IPReservation', 'Node'] as const) {
+    for (const kind of [
+      'IPAMBlock',
+      'BlockAffinity',
+      'IPAMHandle',
+      'IPPool',
+      'IPReservation',
+      'Node',
+    ] as const) {
       await expect(ctl.list({ kind })).resolves.toMatchObject({ items: expect.any(Array) });
     }
     await expect(ctl.get({ kind: 'Node', name: 'rbac-node' })).resolves.toMatchObject({
       key: { name: 'rbac-node' },
     });
     const nodeWrite = await errorOf(
-      ctl.create({ key: { kind: 'Node', name: 'ctl-node' }, value: { metadata: { name: 'ctl-node' } } }),
+      ctl.create({
+        key: { kind: 'Node', name: 'ctl-node' },
+        value: { metadata: { name: 'ctl-node' } },
+      }),
     );
     expect(nodeWrite).toMatchObject({ code: 'Unavailable' });
     expect(nodeWrite.message).toContain('forbids it for POST nodes/ctl-node');

@@ -1,7 +1,13 @@
 // A Datastore watch on the Kubernetes watch API: bookmarks keep the resume point fresh, a stream
 // the server ends (its watch timeout) or a dropped connection resumes from the last revision seen,
 // and 410 Gone (the revision was compacted) ends iteration with `WatchExpired`.
-import type { DatastoreKey, JsonValue, KVPair, WatchEvent, WatchOptions, WatchStream } from '@netledger/ipam-core';
+import type {
+  DatastoreKey,
+  KVPair,
+  WatchEvent,
+  WatchOptions,
+  WatchStream,
+} from '@netledger/ipam-core';
 import { IpamError, parseJson } from '@netledger/ipam-core';
 import type { JsonObject } from './ipam-crd-codec.js';
 import type { KubeHttp } from './kube-http.js';
@@ -33,8 +39,7 @@ const revisionOf = (o: JsonObject): string | undefined => {
   return isObject(m) && typeof m.resourceVersion === 'string' ? m.resourceVersion : undefined;
 };
 
-const deletedFlag = (kv: KVPair): boolean =>
-  (kv.value as { deleted?: unknown }).deleted === true;
+const deletedFlag = (kv: KVPair): boolean => (kv.value as { deleted?: unknown }).deleted === true;
 
 type Item = { event: WatchEvent } | { error: unknown } | { done: true };
 
@@ -104,13 +109,13 @@ export function createK8sWatch(src: WatchSource, options: WatchOptions = {}): Wa
         continue;
       }
       if (stream.status !== 200) throw kubeStatusError(stream.status, stream.body, ctx);
-      abortStream = stream.abort;
+      abortStream = () => stream.abort();
       if (closed) stream.abort();
       markEstablished();
       failures = 0;
       try {
         for await (const line of stream.lines) {
-          const ev = parseJson(line) as JsonValue;
+          const ev = parseJson(line);
           if (!isObject(ev) || typeof ev.type !== 'string' || !isObject(ev.object)) continue;
           const object = ev.object;
           if (ev.type === 'ERROR') {

@@ -57,7 +57,10 @@ export interface KubeHttp {
   /** The API server URL, for messages. */
   readonly server: string;
   request(r: KubeRequest): Promise<KubeResponse>;
-  stream(r: { path: string; query?: Readonly<Record<string, string | undefined>> }): Promise<KubeStream>;
+  stream(r: {
+    path: string;
+    query?: Readonly<Record<string, string | undefined>>;
+  }): Promise<KubeStream>;
   close(): void;
 }
 
@@ -205,7 +208,12 @@ export function createKubeHttp(kc: KubeConfig, opts: KubeConnectionOptions): Kub
       for (let attempt = 0; ; attempt++) {
         try {
           const { req, res } = await send(
-            { method: r.method, path, ...(body !== undefined && { body }), ...(r.contentType && { contentType: r.contentType }) },
+            {
+              method: r.method,
+              path,
+              ...(body !== undefined && { body }),
+              ...(r.contentType && { contentType: r.contentType }),
+            },
             opts.requestTimeoutMs,
           );
           const text = await readAll(req, res);
@@ -213,7 +221,12 @@ export function createKubeHttp(kc: KubeConfig, opts: KubeConnectionOptions): Kub
         } catch (e) {
           // A keep-alive socket the server closed while idle: safe to resend a read, once.
           const err = e as NodeJS.ErrnoException & { reusedSocket?: boolean };
-          if (r.method === 'GET' && attempt === 0 && err.reusedSocket && RETRYABLE_ON_REUSED.has(err.code ?? '')) {
+          if (
+            r.method === 'GET' &&
+            attempt === 0 &&
+            err.reusedSocket &&
+            RETRYABLE_ON_REUSED.has(err.code ?? '')
+          ) {
             continue;
           }
           if (e instanceof TransportError) throw e;

@@ -2,7 +2,13 @@
 // CRDs: KDD stores the v3 spec unchanged, so only the object metadata needs care. The API server
 // owns uid, resourceVersion, generation, creationTimestamp and managedFields: they are not part of
 // the value (the uid and resourceVersion are the KVPair's `uid` and `revision`).
-import type { ClusterInformation, DatastoreKey, IPPool, IPReservation, JsonValue } from '@netledger/ipam-core';
+import type {
+  ClusterInformation,
+  DatastoreKey,
+  IPPool,
+  IPReservation,
+  JsonValue,
+} from '@netledger/ipam-core';
 import { decodeValue, stringifyJson } from '@netledger/ipam-core';
 import type { JsonObject } from './ipam-crd-codec.js';
 import { BadSpec } from './ipam-crd-codec.js';
@@ -39,7 +45,9 @@ const isObject = (v: unknown): v is JsonObject =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const isEmpty = (v: unknown): boolean =>
-  v === undefined || v === null || (isObject(v) && Object.keys(v).length === 0) ||
+  v === undefined ||
+  v === null ||
+  (isObject(v) && Object.keys(v).length === 0) ||
   (Array.isArray(v) && v.length === 0);
 
 /** The annotation marking a rewrite of an unchanged object (see the datastore's update). */
@@ -147,11 +155,9 @@ export function decodeResource<K extends ResourceKind>(
     }
   }
   if (key.kind === 'IPReservation') reservedAsWritten(metadata, spec);
-  const status = key.kind === 'IPPool' && isObject(object.status) && !isEmpty(object.status)
-    ? object.status
-    : undefined;
-  return decodeValue(
-    key,
-    stringifyJson({ metadata, spec, ...(status && { status }) }),
-  ) as ResourceValue;
+  const status =
+    key.kind === 'IPPool' && isObject(object.status) && !isEmpty(object.status)
+      ? object.status
+      : undefined;
+  return decodeValue(key, stringifyJson({ metadata, spec, ...(status && { status }) }));
 }

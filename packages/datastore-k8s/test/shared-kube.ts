@@ -62,10 +62,7 @@ export function createSharedKube(): SharedKube {
         limiter: createTokenBucket({ qps: 1000, burst: 1000 }),
       });
       try {
-        const paths = [
-          ...CRDS.map((c) => `/apis/crd.projectcalico.org/v1/${c}`),
-          '/api/v1/nodes',
-        ];
+        const paths = [...CRDS.map((c) => `/apis/crd.projectcalico.org/v1/${c}`), '/api/v1/nodes'];
         await Promise.all(
           paths.map(async (path) => {
             const r = await http.request({ method: 'DELETE', path });
