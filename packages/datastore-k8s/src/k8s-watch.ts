@@ -22,6 +22,8 @@ export interface WatchSource {
   readonly labelSelector?: string;
   /** Blocks, affinities, handles: an update to `deleted: true` is the delete. */
   readonly softDelete: boolean;
+  /** Asks the server to end each watch request after this long (tests of resume); default: its own. */
+  readonly timeoutSeconds?: number;
   /** The KVPair of an object, or undefined when it is not one this watch reports. */
   decode(object: JsonObject): KVPair | undefined;
   /** The current revision, for a watch "from now". */
@@ -100,6 +102,7 @@ export function createK8sWatch(src: WatchSource, options: WatchOptions = {}): Wa
             resourceVersion: revision,
             allowWatchBookmarks: 'true',
             labelSelector: src.labelSelector,
+            timeoutSeconds: src.timeoutSeconds === undefined ? undefined : String(src.timeoutSeconds),
           },
         });
       } catch (e) {
