@@ -47,7 +47,7 @@ it('resumes from the last revision when the server ends the watch, losing nothin
       timeoutSeconds: 1,
       decode: (o: JsonObject) => {
         const d = decodeCrd('IPAMHandle', o);
-        return d && ({ ...d, revision: '' } as KVPair);
+        return d && ({ ...d, revision: '' });
       },
       currentRevision: () => Promise.resolve(revision),
     },

@@ -102,7 +102,8 @@ export function createK8sWatch(src: WatchSource, options: WatchOptions = {}): Wa
             resourceVersion: revision,
             allowWatchBookmarks: 'true',
             labelSelector: src.labelSelector,
-            timeoutSeconds: src.timeoutSeconds === undefined ? undefined : String(src.timeoutSeconds),
+            timeoutSeconds:
+              src.timeoutSeconds === undefined ? undefined : String(src.timeoutSeconds),
           },
         });
       } catch (e) {
