@@ -1,4 +1,3 @@
-import type { KVPair } from '@netledger/ipam-core';
 import { afterAll, expect, it } from 'vitest';
 import { createSharedKube } from '../test/shared-kube.js';
 import { decodeCrd } from './crd-kinds.js';
@@ -47,7 +46,7 @@ it('resumes from the last revision when the server ends the watch, losing nothin
       timeoutSeconds: 1,
       decode: (o: JsonObject) => {
         const d = decodeCrd('IPAMHandle', o);
-        return d && ({ ...d, revision: '' });
+        return d && { ...d, revision: '' };
       },
       currentRevision: () => Promise.resolve(revision),
     },
