@@ -16,51 +16,34 @@ import type {
   WatchStream,
 } from '@netledger/ipam-core';
 import { IpamError, describeKey, isIpamError } from '@netledger/ipam-core';
-import { LABEL_AFFINITY_TYPE, affinityLabels, alternateAffinityName } from './calico-names.js';
 import type { CrdKind } from './crd-kinds.js';
 import {
   CRD_KINDS,
   crdPath,
-  decodeCrd,
   describeObject,
   encodeCrd,
   isCrdKind,
   isSoftDeleted,
   listLabelSelector,
   matchesList,
-  objectName,
 } from './crd-kinds.js';
 import type { JsonObject } from './ipam-crd-codec.js';
-import { BadSpec } from './ipam-crd-codec.js';
 import type { K8sDatastoreOptions } from './k8s-datastore-options.js';
 import { resolveK8sOptions } from './k8s-datastore-options.js';
 import { createK8sWatch } from './k8s-watch.js';
-import type { KubeHttp, KubeRequest, KubeResponse } from './kube-http.js';
+import type { KubeHttp, KubeResponse } from './kube-http.js';
 import { createKubeHttp, loadKubeConfig } from './kube-http.js';
-import { kubeStatusError, kubeTransportError } from './map-kube-error.js';
-import { decodeNode, nodeAnnotations, setAnnotations } from './node-codec.js';
+import { nodeAnnotations, setAnnotations } from './node-codec.js';
 import { REWRITTEN } from './resource-crd-codec.js';
+import { updateNode } from './node-writes.js';
+import { upgradeAffinityLabels } from './upgrade-affinity-labels.js';
+import { createKubeObjects, isObject, metaString, sameKey } from './kube-objects.js';
 import { createTokenBucket } from './token-bucket.js';
 
-const NODES = '/api/v1/nodes';
-const PAGE = 500;
 const MERGE_PATCH = 'application/merge-patch+json';
 
-/** Attempts of an `apply` (read, then create or update) and of a label upgrade per affinity. */
+/** Attempts of an `apply` (read, then create or update) before a conflict is surfaced. */
 const APPLY_ATTEMPTS = 10;
-
-/** Whether two keys name the same object (the kind's identifying fields are equal). */
-export function sameKey(a: DatastoreKey, b: DatastoreKey): boolean {
-  return describeKey(a) === describeKey(b);
-}
-
-const isObject = (v: unknown): v is JsonObject =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-const meta = (o: JsonObject): JsonObject => (isObject(o.metadata) ? o.metadata : {});
-const metaString = (o: JsonObject, field: string): string | undefined => {
-  const v = meta(o)[field];
-  return typeof v === 'string' ? v : undefined;
-};
 
 /**
  * Opens a Datastore on the Kubernetes API server named by a kubeconfig (or, without one, on the
@@ -79,114 +62,23 @@ export function createK8sDatastore(options: K8sDatastoreOptions = {}): Datastore
 
 /** The Datastore over an HTTP client (exported for tests of the request pattern). */
 export function createDatastoreOnHttp(http: KubeHttp): Datastore {
-  const server = http.server;
-
-  async function call(r: KubeRequest, object: string, key?: DatastoreKey): Promise<KubeResponse> {
-    try {
-      return await http.request(r);
-    } catch (e) {
-      if (e instanceof IpamError) throw e;
-      throw kubeTransportError(e, {
-        server,
-        method: r.method,
-        object,
-        write: r.method !== 'GET',
-        ...(key && { identifier: describeKey(key) }),
-      });
-    }
-  }
-
-  function fail(res: KubeResponse, method: string, object: string, key?: DatastoreKey): never {
-    throw kubeStatusError(res.status, res.body, {
-      server,
-      method,
-      object,
-      ...(key && { identifier: describeKey(key) }),
-    });
-  }
-
-  function corrupt(object: string, e: unknown): never {
-    if (isIpamError(e) && e.code !== 'CorruptValue') throw e;
-    const why = e instanceof Error ? e.message : String(e);
-    throw new IpamError(
-      'CorruptValue',
-      `kube-apiserver at ${server}: ${object} is not a valid Calico object: ${why}`,
-      { identifier: object, cause: e },
-    );
-  }
-
-  function toKv(kind: Kind, object: JsonObject): KVPair | undefined {
-    const name = metaString(object, 'name') ?? '?';
-    const where =
-      kind === 'Node' ? `nodes/${name}` : `${CRD_KINDS[kind as CrdKind].plural}/${name}`;
-    try {
-      const decoded =
-        kind === 'Node'
-          ? { key: { kind: 'Node' as const, name }, value: decodeNode(object) }
-          : decodeCrd(kind as CrdKind, object);
-      if (!decoded) return undefined;
-      const uid = metaString(object, 'uid');
-      return {
-        key: decoded.key,
-        value: decoded.value,
-        revision: metaString(object, 'resourceVersion') ?? '',
-        ...(uid !== undefined && { uid }),
-      };
-    } catch (e) {
-      if (e instanceof BadSpec || isIpamError(e, 'CorruptValue')) corrupt(where, e);
-      throw e;
-    }
-  }
-
-  function mustKv<K extends Kind>(kind: K, body: unknown, object: string): KVPair<K> {
-    if (!isObject(body)) corrupt(object, new Error('the answer is not an object'));
-    const kv = toKv(kind, body);
-    if (!kv) corrupt(object, new Error('the answer is not the object written'));
-    return kv as KVPair<K>;
-  }
-
-  const pathOf = (key: DatastoreKey): string =>
-    key.kind === 'Node'
-      ? `${NODES}/${encodeURIComponent(key.name)}`
-      : crdPath(key.kind as CrdKind, objectName(key));
-  const pathAt = (key: DatastoreKey, name: string): string =>
-    key.kind === 'Node'
-      ? `${NODES}/${encodeURIComponent(name)}`
-      : crdPath(key.kind as CrdKind, name);
-  /** The names a key's object may have: Calico's, and for affinities netledger's alternate. */
-  const namesOf = (key: DatastoreKey): [string, string?] =>
-    key.kind === 'BlockAffinity'
-      ? [objectName(key), alternateAffinityName(key.host, key.affinityType, key.cidr)]
-      : [objectName(key)];
-
-  /** Whether the object at `name` is `key`'s (`absent` when there is none). */
-  async function holder(key: DatastoreKey, name: string): Promise<'same' | 'other' | 'absent'> {
-    const res = await call({ method: 'GET', path: pathAt(key, name) }, describeObject(key), key);
-    if (res.status === 404) return 'absent';
-    if (res.status !== 200 || !isObject(res.body)) fail(res, 'GET', describeObject(key), key);
-    const kv = toKv(key.kind, res.body);
-    return kv && sameKey(kv.key, key) ? 'same' : 'other';
-  }
-
-  /**
-   * Runs a write on the key's object under Calico's name, and for an affinity whose Calico name is
-   * missing (404) or held by the other type (409 and another key there) under the alternate name.
-   */
-  async function onName(
-    key: DatastoreKey,
-    run: (name: string) => Promise<KubeResponse>,
-  ): Promise<{ res: KubeResponse; name: string }> {
-    const [primary, alternate] = namesOf(key);
-    const res = await run(primary);
-    if (alternate === undefined || (res.status !== 404 && res.status !== 409)) {
-      return { res, name: primary };
-    }
-    if (res.status === 409 && (await holder(key, primary)) !== 'other')
-      return { res, name: primary };
-    return { res: await run(alternate), name: alternate };
-  }
-
-  const collectionOf = (kind: Kind): string => (kind === 'Node' ? NODES : crdPath(kind as CrdKind));
+  const objects = createKubeObjects(http);
+  // Annotated, so that the compiler narrows after a call that never returns.
+  const fail: (res: KubeResponse, method: string, object: string, key?: DatastoreKey) => never =
+    objects.fail;
+  const {
+    server,
+    call,
+    toKv,
+    mustKv,
+    pathOf,
+    pathAt,
+    onName,
+    collectionOf,
+    getRawNamed,
+    hardDelete,
+    listRaw,
+  } = objects;
 
   const notSupported = (key: DatastoreKey, op: string): never => {
     throw new IpamError(
@@ -195,47 +87,6 @@ export function createDatastoreOnHttp(http: KubeHttp): Datastore {
       { identifier: describeKey(key) },
     );
   };
-
-  async function getRawNamed(key: DatastoreKey): Promise<{ raw: JsonObject; name: string }> {
-    const object = describeObject(key);
-    const [primary, alternate] = namesOf(key);
-    const res = await call({ method: 'GET', path: pathAt(key, primary) }, object, key);
-    if (res.status === 200 && isObject(res.body)) {
-      const kv = alternate === undefined ? undefined : toKv(key.kind, res.body);
-      if (alternate === undefined || (kv && sameKey(kv.key, key)))
-        return { raw: res.body, name: primary };
-    } else if (res.status !== 404 || alternate === undefined) fail(res, 'GET', object, key);
-    const alt = await call({ method: 'GET', path: pathAt(key, alternate) }, object, key);
-    if (alt.status !== 200 || !isObject(alt.body)) fail(alt, 'GET', object, key);
-    return { raw: alt.body, name: alternate };
-  }
-
-  const getRaw = async (key: DatastoreKey): Promise<JsonObject> => (await getRawNamed(key)).raw;
-
-  /** The hard delete of a soft-deleted object; gone already or replaced is fine. */
-  async function hardDelete(
-    key: DatastoreKey,
-    uid: string | undefined,
-    name: string,
-  ): Promise<void> {
-    const object = describeObject(key);
-    const res = await call(
-      {
-        method: 'DELETE',
-        path: pathAt(key, name),
-        body: {
-          apiVersion: 'v1',
-          kind: 'DeleteOptions',
-          ...(uid !== undefined && { preconditions: { uid } }),
-        },
-      },
-      object,
-      key,
-    );
-    if (res.status !== 200 && res.status !== 202 && res.status !== 404 && res.status !== 409) {
-      fail(res, 'DELETE', object, key);
-    }
-  }
 
   async function get<K extends Kind>(key: DatastoreKey<K>): Promise<KVPair<K>> {
     if (key.kind === 'IPAMHost') {
@@ -268,58 +119,6 @@ export function createDatastoreOnHttp(http: KubeHttp): Datastore {
       );
     }
     return kv;
-  }
-
-  interface RawList {
-    readonly items: JsonObject[];
-    readonly revision: string;
-  }
-
-  async function listRaw(
-    kind: Kind,
-    q: { labelSelector?: string; resourceVersion?: string; limit?: number },
-  ): Promise<RawList> {
-    const object = kind === 'Node' ? 'nodes' : CRD_KINDS[kind as CrdKind].plural;
-    const items: JsonObject[] = [];
-    let revision = '';
-    let cont: string | undefined;
-    do {
-      const res = await call(
-        {
-          method: 'GET',
-          path: collectionOf(kind),
-          query: {
-            // A label-selected list (a host's affinities) is small and sent unpaginated: the API
-            // server answers a consistent list from its watch cache only without a limit (with
-            // etcd >= 3.5.13 / 3.4.31); a paginated one always reads the whole range from etcd.
-            limit:
-              q.labelSelector !== undefined && q.limit === undefined
-                ? undefined
-                : String(q.limit ?? PAGE),
-            labelSelector: q.labelSelector,
-            continue: cont,
-            ...(cont === undefined &&
-              q.resourceVersion !== undefined && {
-                resourceVersion: q.resourceVersion,
-                resourceVersionMatch: 'Exact',
-              }),
-          },
-        },
-        object,
-      );
-      if (res.status !== 200 || !isObject(res.body)) fail(res, 'LIST', object);
-      const body = res.body;
-      for (const item of Array.isArray(body.items) ? body.items : []) {
-        if (isObject(item)) items.push(item);
-      }
-      const m = meta(body);
-      if (revision === '' && typeof m.resourceVersion === 'string') revision = m.resourceVersion;
-      cont =
-        q.limit === undefined && typeof m.continue === 'string' && m.continue
-          ? m.continue
-          : undefined;
-    } while (cont !== undefined);
-    return { items, revision };
   }
 
   async function list<K extends Kind>(
@@ -400,59 +199,6 @@ export function createDatastoreOnHttp(http: KubeHttp): Datastore {
     }
   }
 
-  async function updateNode<K extends Kind>(kv: KVPair<K>): Promise<KVPair<K>> {
-    const key = kv.key as DatastoreKey<'Node'>;
-    const object = describeObject(key);
-    // Labels the Kubernetes Node has are inherited, not Calico's: they are not copied into
-    // Calico's label annotation (KDD's restoreCalicoLabels), so the current labels are needed.
-    const current = await getRaw(key);
-    if (metaString(current, 'resourceVersion') !== kv.revision) {
-      throw new IpamError(
-        'UpdateConflict',
-        `kube-apiserver at ${server}: ${object} changed since revision ${kv.revision}`,
-        { identifier: describeKey(key) },
-      );
-    }
-    const k8sLabels = (isObject(meta(current).labels) ? meta(current).labels : {}) as Record<
-      string,
-      string
-    >;
-    const res = await call(
-      {
-        method: 'PATCH',
-        // Calico writes its annotations through the status subresource (nodes/status).
-        path: `${pathOf(key)}/status`,
-        contentType: MERGE_PATCH,
-        body: {
-          metadata: {
-            resourceVersion: kv.revision,
-            annotations: { ...nodeAnnotations(kv.value as never, k8sLabels), [REWRITTEN]: null },
-          },
-        },
-      },
-      object,
-      key,
-    );
-    if (res.status !== 200) fail(res, 'PATCH', object, key);
-    const written = mustKv(key.kind as K, res.body, object);
-    if (written.revision !== kv.revision) return written;
-    // Nothing changed, so nothing was stored: mark it so that the update is still a write.
-    const again = await call(
-      {
-        method: 'PATCH',
-        path: `${pathOf(key)}/status`,
-        contentType: MERGE_PATCH,
-        body: {
-          metadata: { resourceVersion: kv.revision, annotations: { [REWRITTEN]: kv.revision } },
-        },
-      },
-      object,
-      key,
-    );
-    if (again.status !== 200) fail(again, 'PATCH', object, key);
-    return mustKv(key.kind as K, again.body, object);
-  }
-
   async function update<K extends Kind>(kv: KVPair<K>): Promise<KVPair<K>> {
     const key = kv.key as DatastoreKey;
     if (key.kind === 'IPAMHost') return notSupported(key, 'update');
@@ -461,7 +207,7 @@ export function createDatastoreOnHttp(http: KubeHttp): Datastore {
         identifier: describeKey(key),
       });
     }
-    if (key.kind === 'Node') return updateNode(kv);
+    if (key.kind === 'Node') return updateNode(objects, kv);
     const object = describeObject(key);
     const base = crdBody(kv, kv.revision);
     let body = base;
@@ -615,38 +361,6 @@ export function createDatastoreOnHttp(http: KubeHttp): Datastore {
     );
   }
 
-  async function upgradeAffinityLabels(host: string): Promise<void> {
-    const raw = await listRaw('BlockAffinity', { labelSelector: `!${LABEL_AFFINITY_TYPE}` });
-    for (const first of raw.items) {
-      let object = first;
-      for (let attempt = 0; attempt < APPLY_ATTEMPTS; attempt++) {
-        const spec = isObject(object.spec) ? object.spec : {};
-        if (spec.node !== host) break;
-        const kv = toKv('BlockAffinity', object);
-        if (!kv) break;
-        const key = kv.key as DatastoreKey<'BlockAffinity'>;
-        const name = metaString(object, 'name') ?? objectName(key);
-        const labels = {
-          ...(meta(object).labels as JsonObject | undefined),
-          ...affinityLabels(key.host, key.affinityType, key.cidr),
-        };
-        const path = crdPath('BlockAffinity', name);
-        const res = await call(
-          { method: 'PUT', path, body: { ...object, metadata: { ...meta(object), labels } } },
-          `blockaffinities/${name}`,
-          key,
-        );
-        if (res.status === 200 || res.status === 404) break;
-        if (res.status !== 409) fail(res, 'PUT', `blockaffinities/${name}`, key);
-        const again = await call({ method: 'GET', path }, `blockaffinities/${name}`, key);
-        if (again.status === 404) break;
-        if (again.status !== 200 || !isObject(again.body))
-          fail(again, 'GET', `blockaffinities/${name}`, key);
-        object = again.body;
-      }
-    }
-  }
-
   return {
     create,
     update,
@@ -671,7 +385,7 @@ export function createDatastoreOnHttp(http: KubeHttp): Datastore {
       return results.map((r) => ({ ...r, revision: head.revision }));
     },
     watch,
-    upgradeAffinityLabels,
+    upgradeAffinityLabels: (host) => upgradeAffinityLabels(objects, host),
     async close() {
       http.close();
     },
