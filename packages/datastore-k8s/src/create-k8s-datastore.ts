@@ -60,8 +60,8 @@ export function createK8sDatastore(options: K8sDatastoreOptions = {}): Datastore
   return createDatastoreOnHttp(http);
 }
 
-/** The Datastore over an HTTP client (exported for tests of the request pattern). */
-export function createDatastoreOnHttp(http: KubeHttp): Datastore {
+/** The Datastore over an HTTP client. */
+function createDatastoreOnHttp(http: KubeHttp): Datastore {
   const objects = createKubeObjects(http);
   // Annotated, so that the compiler narrows after a call that never returns.
   const fail: (res: KubeResponse, method: string, object: string, key?: DatastoreKey) => never =

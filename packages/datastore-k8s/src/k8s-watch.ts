@@ -108,6 +108,7 @@ export function createK8sWatch(src: WatchSource, options: WatchOptions = {}): Wa
         });
       } catch (e) {
         if (closed) return;
+        if (e instanceof IpamError) throw e; // the datastore was closed
         if (++failures > MAX_RECONNECTS) throw kubeTransportError(e, { ...ctx, write: false });
         await new Promise((r) => setTimeout(r, 100 * 2 ** failures));
         continue;
