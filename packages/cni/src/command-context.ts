@@ -14,4 +14,6 @@ export interface CommandContext {
   readonly nodename: string;
   readonly nowMs: () => number;
   readonly log: Logger;
+  /** ADD registers a missing node (the file store), once the request has been validated. */
+  readonly registerNode: boolean;
 }

@@ -67,7 +67,7 @@ describe('ADD', () => {
     });
     expect(unknown).toMatchObject({
       exitCode: 1,
-      json: { code: 999, msg: expect.stringContaining('nope') },
+      json: { code: 7, msg: 'the given pool (nope) does not exist, or is not enabled' },
     });
   });
 
@@ -95,7 +95,7 @@ describe('ADD', () => {
     });
     expect(refused).toMatchObject({
       exitCode: 1,
-      json: { code: 999, msg: expect.stringContaining('not allowed for use "Workload"') },
+      json: { code: 4, msg: expect.stringContaining('not allowed for use "Workload"') },
     });
   });
 
@@ -422,7 +422,7 @@ describe('error codes', () => {
   });
 
   it.each([
-    ['ADD', 999, /^cannot load Kubernetes config from \/nonexistent\/kubeconfig: ENOENT/],
+    ['ADD', 7, /^cannot load Kubernetes config from \/nonexistent\/kubeconfig: ENOENT/],
     ['STATUS', 50, /^datastore unavailable: cannot load Kubernetes config from \/nonexistent/],
   ])(
     'the kubernetes datastore reaches the opener, which opens the kubeconfig: %s -> %d',
