@@ -47,6 +47,12 @@ describe('toCniError', () => {
       7,
     ],
     [
+      'a store directory that is a regular file',
+      new IpamError('Unavailable', 'x', { cause: errno('EEXIST') }),
+      'open',
+      7,
+    ],
+    [
       'a cause two levels down',
       new IpamError('Unavailable', 'x', { cause: new Error('y', { cause: errno('EPERM') }) }),
       'open',

@@ -53,10 +53,12 @@ function fromDatastoreConfigError(e: DatastoreConfigError): CniError {
 
 /**
  * File system errors that say a store location cannot work, whatever the moment: a directory that
- * cannot be written, a path through a regular file, a read-only file system. A configuration
- * error (7), unlike a full disk or a held lock, which may pass.
+ * cannot be written, a path through a regular file (ENOTDIR, or EEXIST when the directory to
+ * create is a file), a read-only file system. A configuration error (7), unlike a full disk or a
+ * held lock, which may pass.
  */
 const PERMANENT_ERRNO: ReadonlySet<string> = new Set([
+  'EEXIST',
   'EACCES',
   'EPERM',
   'EROFS',
