@@ -51,10 +51,10 @@ function readStdin(): string {
   }
 }
 
-async function main(selfUrl: string | undefined): Promise<number> {
+async function main(selfDir: string | undefined): Promise<number> {
   if (process.argv[2] === 'install') {
     return runInstall(process.argv.slice(3), {
-      ...(selfUrl !== undefined && { selfUrl }),
+      ...(selfDir !== undefined && { selfDir }),
       print,
       printErr,
     });
@@ -85,12 +85,12 @@ async function main(selfUrl: string | undefined): Promise<number> {
 /**
  * Runs one plugin invocation from this process's argv, environment and stdin, then exits (0 or 1,
  * with the CNI error JSON on stdout for anything unexpected), or `netledger-ipam install ...`.
- * Called by the plain entry (`main.ts`, with its module URL, which locates the files to install)
+ * Called by the plain entry (`main.ts`, with its module directory, which holds the files to install)
  * and by the start-up snapshot's main function (`snapshot-main.ts`). Started by the installed
  * launcher, a failure status is offset by 100 (the launcher's sign that the plugin answered) and
  * the process exits when the launcher is killed.
  */
-export function runMain(opts: { selfUrl?: string } = {}): void {
+export function runMain(opts: { selfDir?: string } = {}): void {
   const launcher = launcherPidOf(process.env);
   if (launcher !== undefined) {
     watchLauncher(launcher, () => {
@@ -100,7 +100,7 @@ export function runMain(opts: { selfUrl?: string } = {}): void {
   }
   const exit = (code: number): never =>
     process.exit(code === 0 || launcher === undefined ? code : ANSWERED_STATUS_OFFSET + code);
-  main(opts.selfUrl).then(exit, (e: unknown) => {
+  main(opts.selfDir).then(exit, (e: unknown) => {
     // runCniPlugin never throws; this is the last line of defence against a bare stack trace.
     const msg = e instanceof Error ? e.message : String(e);
     print(printJson(formatError(new CniError(CniErrorCode.Internal, msg))));

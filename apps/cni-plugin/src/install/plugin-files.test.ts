@@ -13,11 +13,11 @@ describe('pluginSourceDir', () => {
       undefined,
       '/opt/cni/bin/netledger-ipam.d',
     ],
-    [['--snapshot-blob=/x/dist/netledger-ipam.blob'], 'file:///y/z.mjs', '/x/dist'],
-    [[], 'file:///repo/apps/cni-plugin/dist/netledger-ipam.mjs', '/repo/apps/cni-plugin/dist'],
+    [['--snapshot-blob=/x/dist/netledger-ipam.blob'], '/y', '/x/dist'],
+    [[], '/repo/apps/cni-plugin/dist', '/repo/apps/cni-plugin/dist'],
     [['--max-old-space-size=100'], undefined, undefined],
-  ])('execArgv %j, module %s -> %s', (execArgv, selfUrl, dir) => {
-    expect(pluginSourceDir({ execArgv, ...(selfUrl && { selfUrl }) })).toBe(dir);
+  ])('execArgv %j, module %s -> %s', (execArgv, selfDir, dir) => {
+    expect(pluginSourceDir({ execArgv, ...(selfDir && { selfDir }) })).toBe(dir);
   });
 });
 

@@ -1,5 +1,4 @@
 import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 /** The directory an installed plugin keeps its files in, beside its launcher. */
 export const PLUGIN_DIR_NAME = 'netledger-ipam.d';
@@ -15,12 +14,12 @@ export const BLOB_NAME = 'netledger-ipam.blob';
 /**
  * The directory holding the running plugin's files (`dist/` of the build, or an installed
  * `netledger-ipam.d/`): beside the blob Node was started from (`--snapshot-blob` in
- * `execArgv`), else beside the ES module `selfUrl` (the plain bundle). Undefined when neither is
- * known.
+ * `execArgv`), else the directory of the running ES module, `selfDir` (the plain bundle).
+ * Undefined when neither is known.
  */
 export function pluginSourceDir(args: {
   readonly execArgv: readonly string[];
-  readonly selfUrl?: string;
+  readonly selfDir?: string;
 }): string | undefined {
   for (let i = 0; i < args.execArgv.length; i++) {
     const a = args.execArgv[i]!;
@@ -30,5 +29,5 @@ export function pluginSourceDir(args: {
     if (a.startsWith('--snapshot-blob='))
       return dirname(resolve(a.slice('--snapshot-blob='.length)));
   }
-  return args.selfUrl === undefined ? undefined : dirname(fileURLToPath(args.selfUrl));
+  return args.selfDir;
 }

@@ -5,8 +5,8 @@ import { pluginSourceDir } from './plugin-files.js';
 
 /** What `netledger-ipam install` needs from its process. */
 export interface InstallIo {
-  /** The running bundle's module URL (the plain entry), to find the files to install. */
-  readonly selfUrl?: string;
+  /** The running bundle's directory (the plain entry), which holds the files to install. */
+  readonly selfDir?: string;
   readonly print: (text: string) => void;
   readonly printErr: (text: string) => void;
 }
@@ -25,7 +25,7 @@ export function runInstall(argv: readonly string[], io: InstallIo): number {
     const options = parseInstallArgs(argv, process.cwd());
     const dir = pluginSourceDir({
       execArgv: process.execArgv,
-      ...(io.selfUrl !== undefined && { selfUrl: io.selfUrl }),
+      ...(io.selfDir !== undefined && { selfDir: io.selfDir }),
     });
     if (dir === undefined) throw new InstallError('cannot tell where the running plugin is');
     const files = installPlugin(options, { dir, node: process.execPath });
