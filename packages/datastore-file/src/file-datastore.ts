@@ -10,9 +10,14 @@ import type {
   ListOptions,
   ListResult,
 } from '@netledger/ipam-core';
-import { describeKey, keyToPath, listPrefixes, matchesListOptions } from '@netledger/ipam-core';
-import { applyMutation } from './apply-mutation.js';
-import type { Mutation } from './apply-mutation.js';
+import {
+  doesNotExistError,
+  keyToPath,
+  listPrefixes,
+  matchesListOptions,
+} from '@netledger/ipam-core';
+import { mutateSnapshot } from './mutate-snapshot.js';
+import type { Mutation } from './mutate-snapshot.js';
 import { defaultDatastorePath } from './default-datastore-path.js';
 import { createFileLock } from './file-lock.js';
 import type { FileLock } from './file-lock.js';
@@ -205,7 +210,7 @@ export async function createFileDatastore(options: FileDatastoreOptions = {}): P
     return queue.run(() =>
       withLock(lock, async () => {
         const base = await cache.refreshLocked();
-        const result = applyMutation(base, mutation, { newUid: freshUuid(), historyLimit });
+        const result = mutateSnapshot(base, mutation, { newUid: freshUuid(), historyLimit });
         const text = serializeStoreDocument(result.snapshot);
         const written = await commitStoreFile({ fs, path, dirHandle, text });
         cache.replace({ snapshot: result.snapshot, ...written });
@@ -232,11 +237,6 @@ export async function createFileDatastore(options: FileDatastoreOptions = {}): P
     }
     return { items, revision: String(snapshot.revision) };
   };
-  const missing = (key: DatastoreKey): IpamError =>
-    new IpamError('DoesNotExist', `resource does not exist: ${describeKey(key)}`, {
-      identifier: describeKey(key),
-    });
-
   return {
     async create(kv) {
       const value = encodeValue(kv.key.kind, kv.value);
@@ -261,7 +261,7 @@ export async function createFileDatastore(options: FileDatastoreOptions = {}): P
     async get<K extends Kind>(key: DatastoreKey<K>): Promise<KVPair<K>> {
       ensureOpen();
       const entry = (await cache.refresh()).entries.get(keyToPath(key));
-      if (!entry) throw missing(key);
+      if (!entry) throw doesNotExistError(key);
       return toKvPair(entry) as KVPair<K>;
     },
     async list<K extends Kind>(listOptions: ListOptions<K>) {
