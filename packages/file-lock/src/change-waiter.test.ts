@@ -1,8 +1,8 @@
-import { rm, writeFile } from 'node:fs/promises';
+import { link, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createTempDir } from '@netledger/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { watchLockName } from './change-waiter.js';
+import { watchLockFile } from './change-waiter.js';
 
 let dir: { path: string; remove: () => Promise<void> };
 beforeEach(async () => {
@@ -15,30 +15,28 @@ afterEach(async () => {
 // Each wait is far longer than the test's timeout: only the change itself can end it.
 const FOREVER = 3_600_000;
 
-describe('watchLockName', () => {
-  it('wakes on the creation and the removal of the lock name', async () => {
+describe('watchLockFile', () => {
+  it('wakes when the lock, a link to its holder prepared file, is released', async () => {
+    const prepared = join(dir.path, 'ipam.lock-1-ab');
     const lock = join(dir.path, 'ipam.lock');
-    const waiter = watchLockName(lock)!;
+    await writeFile(prepared, 'record');
+    await link(prepared, lock);
+    const waiter = watchLockFile(lock)!;
     try {
-      waiter.arm();
-      const created = waiter.wait(FOREVER);
-      await writeFile(lock, 'x');
-      await created;
-      waiter.arm();
-      const removed = waiter.wait(FOREVER);
+      const released = waiter.wait(FOREVER);
       await rm(lock);
-      await removed;
+      await released;
     } finally {
       waiter.close();
     }
   });
 
-  it('remembers a change until the next arm, so one made before wait is not missed', async () => {
+  it('remembers a change, so one made before wait is not missed', async () => {
     const lock = join(dir.path, 'ipam.lock');
-    const waiter = watchLockName(lock)!;
+    await writeFile(lock, 'record');
+    const waiter = watchLockFile(lock)!;
     try {
-      waiter.arm();
-      await writeFile(lock, 'x');
+      await rm(lock);
       await waiter.wait(FOREVER);
       // The change is still recorded: a second wait returns at once.
       await waiter.wait(FOREVER);
@@ -47,7 +45,7 @@ describe('watchLockName', () => {
     }
   });
 
-  it('is undefined where the directory cannot be watched', () => {
-    expect(watchLockName(join(dir.path, 'missing', 'ipam.lock'))).toBeUndefined();
+  it('is undefined when there is no lock to watch', () => {
+    expect(watchLockFile(join(dir.path, 'ipam.lock'))).toBeUndefined();
   });
 });

@@ -1,29 +1,27 @@
 import { watch } from 'node:fs';
 import type { FSWatcher } from 'node:fs';
-import { basename, dirname } from 'node:path';
 
-/** Wakes a lock waiter when the lock file's name changes in its directory. */
+/** Wakes a lock waiter when the lock file it saw changes. */
 export interface ChangeWaiter {
-  /** Forgets earlier changes: call before each try, so a change after the try is not missed. */
-  arm(): void;
-  /** Resolves at the first change since `arm`, at once if there was one, or after `ms`. */
+  /** Resolves at the first change since the watch began (at once if there was one), or after `ms`. */
   wait(ms: number): Promise<void>;
   close(): void;
 }
 
 /**
- * Watches `path`'s directory (inotify) for changes of `path`'s own name: the directory may hold
- * busy files (a datastore). Undefined where the file system cannot be watched; a watch that fails
- * later stops waking, and `wait` falls back to its timeout.
+ * Watches the file at `path` now, that is the current holder's lock (inotify on its inode): its
+ * release unlinks it, which changes the inode's link count. Watching the file rather than its
+ * directory spares a waiter the directory's other traffic (a datastore's writes) and the other
+ * waiters' comings and goings. Undefined when there is no file to watch (released meanwhile:
+ * try again) or it cannot be watched; a watch that fails later stops waking, and `wait` falls back
+ * to its timeout.
  */
-export function watchLockName(path: string): ChangeWaiter | undefined {
-  const name = basename(path);
+export function watchLockFile(path: string): ChangeWaiter | undefined {
   let changed = false;
   let wake: (() => void) | undefined;
   let watcher: FSWatcher;
   try {
-    watcher = watch(dirname(path), { persistent: false }, (_event, file) => {
-      if (file !== null && file !== name) return;
+    watcher = watch(path, { persistent: false }, () => {
       changed = true;
       wake?.();
     });
@@ -32,9 +30,6 @@ export function watchLockName(path: string): ChangeWaiter | undefined {
   }
   watcher.on('error', () => watcher.close());
   return {
-    arm: () => {
-      changed = false;
-    },
     wait: (ms) =>
       new Promise((resolve) => {
         if (changed) return resolve();

@@ -1,7 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { basename, dirname, join } from 'node:path';
-import { watchLockName } from './change-waiter.js';
-import type { ChangeWaiter } from './change-waiter.js';
+import { watchLockFile } from './change-waiter.js';
 import { FileLockError, lockIoError } from './file-lock-error.js';
 import type { LockFs } from './lock-fs.js';
 import { errnoOf } from './lock-fs.js';
@@ -31,7 +30,7 @@ export interface FileLockOptions {
 export interface FileLock {
   /** Waits for the lock: `Timeout` naming the holder's pid after `timeoutMs`, `Io` on a file error. */
   acquire(): Promise<void>;
-  /** Removes the lock if it still holds our record (a lock broken meanwhile is left alone). */
+  /** Removes the lock taken by `acquire` (a live holder's lock is never broken by others). */
   release(): Promise<void>;
   /** Removes this instance's prepared file; call when no more `acquire` will come. */
   dispose(): Promise<void>;
@@ -45,8 +44,10 @@ export interface FileLock {
 
 /** How often a waiter reads who holds the lock (and whether it died), and its backstop poll. */
 const HOLDER_CHECK_MS = 50;
-/** The poll where the directory cannot be watched. */
-const UNWATCHED_POLL_MS = 5;
+/** The longest backoff between two tries (jittered); holders of a busy lock keep it ~1 ms. */
+const MAX_BACKOFF_MS = 4;
+/** The longest pause between a wake-up and the try it triggers. */
+const WAKE_JITTER_MS = 1;
 
 interface SeenLock {
   readonly text: string;
@@ -60,9 +61,11 @@ interface SeenLock {
  * never appears empty or half-written. A lock whose holder is dead (pid gone, zombie, or reused)
  * is stale; it is removed only by whoever holds `<lockPath>.break`, after re-reading that it is
  * still the same stale file, so two processes never both break a lock and remove a fresh one.
- * Waiters sleep until the lock's name changes (inotify) rather than polling hard, since on a busy
- * host polling waiters steal the CPU the holder needs; who holds it is read at the first failure
- * and then every 50 ms, which is also the backstop poll.
+ * Waiters sleep until the holder's lock file changes (inotify on it) rather than polling hard,
+ * since on a busy host polling waiters steal the CPU the holder needs; they retry no sooner than
+ * a jittered 1 to 4 ms after their last try, and after a random pause below 1 ms once woken, so a
+ * process writing in a loop keeps a busy lock instead of handing it over at every release. Who
+ * holds it is read at the first failure and then every 50 ms, which is also the backstop poll.
  */
 export function createFileLock(options: FileLockOptions): FileLock {
   const { fs, lockPath, holder: self } = options;
@@ -172,41 +175,44 @@ export function createFileLock(options: FileLockOptions): FileLock {
 
   const acquire = async (): Promise<void> => {
     const deadline = Date.now() + options.timeoutMs;
-    let waiter: ChangeWaiter | undefined;
-    let watchTried = false;
     let checkedAt = -Infinity;
-    try {
-      for (;;) {
-        waiter?.arm();
-        if (await tryLink(lockPath)) return;
-        // A release wakes every waiter, so a wake-up only retries the link; who holds the lock
-        // is read on the first failure and then at most every HOLDER_CHECK_MS.
-        if (Date.now() - checkedAt >= HOLDER_CHECK_MS) {
-          checkedAt = Date.now();
-          const seen = await readLock(lockPath);
-          if (!seen) continue; // released between link and read
-          if (await isStale(seen)) {
-            await breakStale(seen);
-            continue;
-          }
-        }
-        const left = deadline - Date.now();
-        if (left <= 0) {
-          const error = await timeoutError();
-          if (error) throw error;
-          continue; // released just now: one last try
-        }
-        if (!watchTried) {
-          // Watch first, then try again: a release between our try and the watch is not missed.
-          watchTried = true;
-          waiter = watchLockName(lockPath);
+    let backoff = 1;
+    for (;;) {
+      if (await tryLink(lockPath)) return;
+      // Who holds the lock, and whether it died, is read on the first failure and then at most
+      // every HOLDER_CHECK_MS: a wake-up only retries the link.
+      if (Date.now() - checkedAt >= HOLDER_CHECK_MS) {
+        checkedAt = Date.now();
+        const seen = await readLock(lockPath);
+        if (!seen) continue; // released between link and read
+        if (await isStale(seen)) {
+          await breakStale(seen);
           continue;
         }
-        if (waiter) await waiter.wait(Math.min(HOLDER_CHECK_MS, left));
-        else await sleep(Math.min(UNWATCHED_POLL_MS, left));
       }
-    } finally {
-      waiter?.close();
+      if (Date.now() >= deadline) {
+        const error = await timeoutError();
+        if (error) throw error;
+        continue; // released just now: one last try
+      }
+      // Retry no sooner than a short jittered backoff, and no later than the holder's release (or
+      // the backstop), so a waiter for a long holder sleeps instead of polling.
+      await sleep(Math.min(backoff * (0.5 + Math.random()), deadline - Date.now()));
+      backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+      // Watch, then try: a release between the try and the watch is not missed.
+      const waiter = watchLockFile(lockPath);
+      if (!waiter) continue;
+      try {
+        if (await tryLink(lockPath)) return;
+        await waiter.wait(Math.max(0, Math.min(HOLDER_CHECK_MS, deadline - Date.now())));
+      } finally {
+        waiter.close();
+      }
+      // A pause below a millisecond after the wake-up: a holder that takes the lock again at once
+      // (a process writing in a loop) mostly keeps it, instead of every release handing the lock
+      // over, which costs more than a write and turns the next writer's read stale (a CAS
+      // conflict). Among many waiters (CNI plugins) the shortest pause is near zero.
+      await sleep(WAKE_JITTER_MS * Math.random());
     }
   };
 
@@ -214,7 +220,7 @@ export function createFileLock(options: FileLockOptions): FileLock {
     acquire,
     async release() {
       try {
-        if ((await fs.readText(lockPath)) === ownText) await fs.unlink(lockPath);
+        await fs.unlink(lockPath);
       } catch (e) {
         if (errnoOf(e) !== 'ENOENT') throw lockIoError(lockPath, `releasing lock ${lockPath}`, e);
       }
