@@ -60,19 +60,21 @@ export async function acquireHostLock(opts: HostLockOptions): Promise<HostLock |
   try {
     await lock.acquire();
   } catch (e) {
+    await lock.dispose();
     if (e instanceof FileLockError && e.code === 'Timeout') {
       throw new CniError(CniErrorCode.TryAgainLater, `IPAM lock ${e.message}`);
     }
     log.warning(`failed to take IPAM lock ${path} (${reason(e)}): continuing without it`);
     return undefined;
-  } finally {
-    // One acquisition per process: the prepared file has served.
-    await lock.dispose();
   }
   return {
-    release: () =>
-      lock.release().catch((e: unknown) => {
+    // The prepared file goes after the lock: removing it while holding the lock would wake every
+    // waiter (it is the lock file's inode, which they watch) for nothing.
+    release: async () => {
+      await lock.release().catch((e: unknown) => {
         log.warning(`failed to release IPAM lock ${path} (${reason(e)})`);
-      }),
+      });
+      await lock.dispose();
+    },
   };
 }

@@ -23,9 +23,11 @@ describe('watchLockFile', () => {
     await link(prepared, lock);
     const waiter = watchLockFile(lock)!;
     try {
+      // Nothing changed yet: the wait ends by its timeout.
+      expect(await waiter.wait(1)).toBe(false);
       const released = waiter.wait(FOREVER);
       await rm(lock);
-      await released;
+      expect(await released).toBe(true);
     } finally {
       waiter.close();
     }
@@ -37,9 +39,9 @@ describe('watchLockFile', () => {
     const waiter = watchLockFile(lock)!;
     try {
       await rm(lock);
-      await waiter.wait(FOREVER);
+      expect(await waiter.wait(FOREVER)).toBe(true);
       // The change is still recorded: a second wait returns at once.
-      await waiter.wait(FOREVER);
+      expect(await waiter.wait(FOREVER)).toBe(true);
     } finally {
       waiter.close();
     }

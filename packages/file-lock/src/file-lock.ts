@@ -44,10 +44,10 @@ export interface FileLock {
 
 /** How often a waiter reads who holds the lock (and whether it died), and its backstop poll. */
 const HOLDER_CHECK_MS = 50;
-/** The longest backoff between two tries (jittered); holders of a busy lock keep it ~1 ms. */
-const MAX_BACKOFF_MS = 4;
-/** The longest pause between a wake-up and the try it triggers. */
-const WAKE_JITTER_MS = 1;
+/** The longest pause between a short holder's release and the try it triggers. */
+const WAKE_JITTER_MS = 2;
+/** A release this soon after a waiter began to wait comes from a busy lock's short holder. */
+const SHORT_HOLD_MS = 10;
 
 interface SeenLock {
   readonly text: string;
@@ -62,10 +62,10 @@ interface SeenLock {
  * is stale; it is removed only by whoever holds `<lockPath>.break`, after re-reading that it is
  * still the same stale file, so two processes never both break a lock and remove a fresh one.
  * Waiters sleep until the holder's lock file changes (inotify on it) rather than polling hard,
- * since on a busy host polling waiters steal the CPU the holder needs; they retry no sooner than
- * a jittered 1 to 4 ms after their last try, and after a random pause below 1 ms once woken, so a
- * process writing in a loop keeps a busy lock instead of handing it over at every release. Who
- * holds it is read at the first failure and then every 50 ms, which is also the backstop poll.
+ * since on a busy host polling waiters steal the CPU the holder needs; woken by a release less
+ * than 10 ms after they began to wait, they retry after a random pause of up to 2 ms, so a process
+ * writing in a loop keeps a busy lock instead of handing it over at every release. Who holds it is
+ * read at the first failure and then every 50 ms, which is also the backstop poll.
  */
 export function createFileLock(options: FileLockOptions): FileLock {
   const { fs, lockPath, holder: self } = options;
@@ -176,7 +176,6 @@ export function createFileLock(options: FileLockOptions): FileLock {
   const acquire = async (): Promise<void> => {
     const deadline = Date.now() + options.timeoutMs;
     let checkedAt = -Infinity;
-    let backoff = 1;
     for (;;) {
       if (await tryLink(lockPath)) return;
       // Who holds the lock, and whether it died, is read on the first failure and then at most
@@ -190,29 +189,32 @@ export function createFileLock(options: FileLockOptions): FileLock {
           continue;
         }
       }
-      if (Date.now() >= deadline) {
+      const left = deadline - Date.now();
+      if (left <= 0) {
         const error = await timeoutError();
         if (error) throw error;
         continue; // released just now: one last try
       }
-      // Retry no sooner than a short jittered backoff, and no later than the holder's release (or
-      // the backstop), so a waiter for a long holder sleeps instead of polling.
-      await sleep(Math.min(backoff * (0.5 + Math.random()), deadline - Date.now()));
-      backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
-      // Watch, then try: a release between the try and the watch is not missed.
+      // Watch the holder's lock file, then try again (a release in between is not missed), then
+      // sleep until it changes or the backstop.
       const waiter = watchLockFile(lockPath);
-      if (!waiter) continue;
+      if (!waiter) continue; // released meanwhile
+      const waitedFrom = Date.now();
+      let woken: boolean;
       try {
         if (await tryLink(lockPath)) return;
-        await waiter.wait(Math.max(0, Math.min(HOLDER_CHECK_MS, deadline - Date.now())));
+        woken = await waiter.wait(Math.min(HOLDER_CHECK_MS, left));
       } finally {
         waiter.close();
       }
-      // A pause below a millisecond after the wake-up: a holder that takes the lock again at once
-      // (a process writing in a loop) mostly keeps it, instead of every release handing the lock
-      // over, which costs more than a write and turns the next writer's read stale (a CAS
-      // conflict). Among many waiters (CNI plugins) the shortest pause is near zero.
-      await sleep(WAKE_JITTER_MS * Math.random());
+      // A release soon after we began to wait comes from a busy lock's short holder, most likely
+      // a process writing in a loop that takes the lock again at once: pause a random moment
+      // before trying, so it mostly keeps the lock rather than every release handing it over,
+      // which costs more than a write and turns the next writer's read stale (a CAS conflict).
+      // Waiters for long holders (CNI plugins) try at once.
+      if (woken && Date.now() - waitedFrom < SHORT_HOLD_MS) {
+        await sleep(WAKE_JITTER_MS * Math.random());
+      }
     }
   };
 
