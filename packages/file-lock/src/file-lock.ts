@@ -1,3 +1,4 @@
+import type { Stats } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { basename, dirname, join } from 'node:path';
 import { watchLockFile } from './change-waiter.js';
@@ -44,10 +45,19 @@ export interface FileLock {
 
 /** How often a waiter reads who holds the lock (and whether it died), and its backstop poll. */
 const HOLDER_CHECK_MS = 50;
-/** The longest pause between a short holder's release and the try it triggers. */
-const WAKE_JITTER_MS = 2;
-/** A release this soon after a waiter began to wait comes from a busy lock's short holder. */
-const SHORT_HOLD_MS = 10;
+/** The longest backoff after the release of a holder that comes back (jittered). */
+const MAX_BACKOFF_MS = 4;
+/** How many released lock files an instance remembers. */
+const REMEMBERED_FILES = 16;
+
+/** A file's identity: device, inode, and birth time, which tells a reused inode number apart. */
+const fileIdentity = (s: Stats): string => `${s.dev}:${s.ino}:${s.birthtimeMs}`;
+
+/** Adds `item` to a set that keeps the latest `REMEMBERED_FILES`. */
+function remember(set: Set<string>, item: string): void {
+  set.add(item);
+  if (set.size > REMEMBERED_FILES) set.delete(set.values().next().value!);
+}
 
 interface SeenLock {
   readonly text: string;
@@ -62,10 +72,11 @@ interface SeenLock {
  * is stale; it is removed only by whoever holds `<lockPath>.break`, after re-reading that it is
  * still the same stale file, so two processes never both break a lock and remove a fresh one.
  * Waiters sleep until the holder's lock file changes (inotify on it) rather than polling hard,
- * since on a busy host polling waiters steal the CPU the holder needs; woken by a release less
- * than 10 ms after they began to wait, they retry after a random pause of up to 2 ms, so a process
- * writing in a loop keeps a busy lock instead of handing it over at every release. Who holds it is
- * read at the first failure and then every 50 ms, which is also the backstop poll.
+ * since on a busy host polling waiters steal the CPU the holder needs; woken by the release of a
+ * holder that comes back (a process writing in a loop: the same prepared file, released before),
+ * they back off 1 to 4 ms before trying, so that process keeps a busy lock instead of handing it
+ * over at every release. Who holds it is read at the first failure and then every 50 ms, which is
+ * also the backstop poll.
  */
 export function createFileLock(options: FileLockOptions): FileLock {
   const { fs, lockPath, holder: self } = options;
@@ -73,6 +84,8 @@ export function createFileLock(options: FileLockOptions): FileLock {
   const ownPath = `${lockPath}-${self.pid}-${self.nonce}`;
   const ownText = formatLockHolder(self);
   let prepared = false;
+  /** The lock files (holders' prepared files) this instance saw released, the latest ones. */
+  const released = new Set<string>();
 
   const judge = async (h: LockHolder): Promise<HolderStatus> =>
     judgeHolder(h, self.pidNamespace, await probeProcess(fs, h.pid));
@@ -176,6 +189,7 @@ export function createFileLock(options: FileLockOptions): FileLock {
   const acquire = async (): Promise<void> => {
     const deadline = Date.now() + options.timeoutMs;
     let checkedAt = -Infinity;
+    let backoff = 1;
     for (;;) {
       if (await tryLink(lockPath)) return;
       // Who holds the lock, and whether it died, is read on the first failure and then at most
@@ -199,21 +213,27 @@ export function createFileLock(options: FileLockOptions): FileLock {
       // sleep until it changes or the backstop.
       const waiter = watchLockFile(lockPath);
       if (!waiter) continue; // released meanwhile
-      const waitedFrom = Date.now();
       let woken: boolean;
+      let holderFile: string | undefined;
       try {
         if (await tryLink(lockPath)) return;
+        holderFile = await fs.stat(lockPath).then(fileIdentity, () => undefined);
         woken = await waiter.wait(Math.min(HOLDER_CHECK_MS, left));
       } finally {
         waiter.close();
       }
-      // A release soon after we began to wait comes from a busy lock's short holder, most likely
-      // a process writing in a loop that takes the lock again at once: pause a random moment
-      // before trying, so it mostly keeps the lock rather than every release handing it over,
+      if (!woken || holderFile === undefined) continue;
+      // A holder whose lock file we saw released before is a process writing in a loop, which
+      // takes the lock again at once: back off (1 ms doubling to 4 ms, jittered) before trying, as
+      // a poll would, so it mostly keeps the lock rather than every release handing it over,
       // which costs more than a write and turns the next writer's read stale (a CAS conflict).
-      // Waiters for long holders (CNI plugins) try at once.
-      if (woken && Date.now() - waitedFrom < SHORT_HOLD_MS) {
-        await sleep(WAKE_JITTER_MS * Math.random());
+      // Waiters for one-shot holders (CNI plugins) try at once.
+      if (released.has(holderFile)) {
+        await sleep(backoff * (0.5 + Math.random()));
+        backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
+      } else {
+        remember(released, holderFile);
+        backoff = 1;
       }
     }
   };
