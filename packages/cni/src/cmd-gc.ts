@@ -1,4 +1,5 @@
-import { blockAllocations, isIpamError, sanitizeHandle } from '@netledger/ipam-core';
+import { isIpamError } from '@netledger/ipam-core';
+import { blockAllocations, sanitizeHandle } from '@netledger/ipam-core/block';
 import type { CommandContext } from './command-context.js';
 import { CniError, CniErrorCode } from './cni-error.js';
 import { handleIdFor } from './workload-identity.js';

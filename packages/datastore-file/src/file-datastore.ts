@@ -3,7 +3,8 @@ import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { FileLockError, createFileLock, currentLockHolder } from '@netledger/file-lock';
 import type { FileLock } from '@netledger/file-lock';
-import { IpamError, encodeValue } from '@netledger/ipam-core';
+import { IpamError } from '@netledger/ipam-core';
+import { encodeValue } from '@netledger/ipam-core/adapter';
 import type {
   Datastore,
   DatastoreKey,
@@ -17,7 +18,7 @@ import {
   keyToPath,
   listPrefixes,
   matchesListOptions,
-} from '@netledger/ipam-core';
+} from '@netledger/ipam-core/adapter';
 import { mutateSnapshot } from './mutate-snapshot.js';
 import type { Mutation } from './mutate-snapshot.js';
 import { defaultDatastorePath } from './default-datastore-path.js';

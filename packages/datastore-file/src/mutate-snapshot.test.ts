@@ -1,4 +1,4 @@
-import { encodeValue } from '@netledger/ipam-core';
+import { encodeValue } from '@netledger/ipam-core/adapter';
 import type { DatastoreKey } from '@netledger/ipam-core';
 import { describe, expect, it } from 'vitest';
 import { mutateSnapshot } from './mutate-snapshot.js';

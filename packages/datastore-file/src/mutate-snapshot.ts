@@ -1,5 +1,5 @@
-import { applyMutation } from '@netledger/ipam-core';
-import type { Mutation as EntryMutation } from '@netledger/ipam-core';
+import { applyMutation } from '@netledger/ipam-core/adapter';
+import type { Mutation as EntryMutation } from '@netledger/ipam-core/adapter';
 import type { HistoryRecord, StoreSnapshot, StoredEntry } from './store-snapshot.js';
 
 /** One write, with its value already encoded as Calico JSON text. */

@@ -1,5 +1,6 @@
 import { crc32 } from 'node:zlib';
-import { IpamError, encodeValue } from '@netledger/ipam-core';
+import { IpamError } from '@netledger/ipam-core';
+import { encodeValue } from '@netledger/ipam-core/adapter';
 import { BIG_SEQUENCE, BlockBuilder } from '@netledger/testkit';
 import { describe, expect, it } from 'vitest';
 import { mutateSnapshot } from './mutate-snapshot.js';

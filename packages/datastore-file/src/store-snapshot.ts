@@ -1,4 +1,4 @@
-import type { EntryChange, StoredEntry as CoreStoredEntry } from '@netledger/ipam-core';
+import type { EntryChange, StoredEntry as CoreStoredEntry } from '@netledger/ipam-core/adapter';
 
 /** The `format` field of every store file this package writes. */
 export const STORE_FORMAT = 'netledger-datastore/v1';

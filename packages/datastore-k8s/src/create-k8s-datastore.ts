@@ -15,7 +15,8 @@ import type {
   WatchOptions,
   WatchStream,
 } from '@netledger/ipam-core';
-import { IpamError, describeKey, isIpamError } from '@netledger/ipam-core';
+import { IpamError, isIpamError } from '@netledger/ipam-core';
+import { describeKey } from '@netledger/ipam-core/adapter';
 import type { CrdKind } from './crd-kinds.js';
 import {
   CRD_KINDS,

@@ -8,8 +8,9 @@ import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import type { RequestOptions } from 'node:https';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { KubeConfig } from '@kubernetes/client-node';
-import type { JsonValue } from '@netledger/ipam-core';
-import { IpamError, parseJson, stringifyJson } from '@netledger/ipam-core';
+import type { JsonValue } from '@netledger/ipam-core/adapter';
+import { IpamError } from '@netledger/ipam-core';
+import { parseJson, stringifyJson } from '@netledger/ipam-core/adapter';
 import type { TokenBucket } from './token-bucket.js';
 
 /** Where the API server is and who we are to it. */
@@ -39,7 +40,7 @@ export interface KubeResponse {
 }
 
 /** An open streaming response (a watch): its lines until the server ends it or `abort()`. */
-export interface KubeStream {
+interface KubeStream {
   readonly status: number;
   /** The body, when the status is not 200 (the stream is then empty). */
   readonly body: JsonValue | undefined;
@@ -48,7 +49,7 @@ export interface KubeStream {
 }
 
 /** A request that got no HTTP answer (refused, reset, timed out). */
-export class TransportError extends Error {
+class TransportError extends Error {
   override readonly name = 'TransportError';
 }
 

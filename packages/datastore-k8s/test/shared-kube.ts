@@ -9,7 +9,7 @@ import { createKubeHttp, loadKubeConfig } from '../src/kube-http.js';
 import { createTokenBucket } from '../src/token-bucket.js';
 
 /** The package's CRD manifests (Calico's, unchanged). */
-export const CRD_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'crds');
+const CRD_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'crds');
 
 const CRDS = [
   'ipamblocks',
