@@ -32,7 +32,9 @@ import type { K8sDatastoreOptions } from './k8s-datastore-options.js';
 import { resolveK8sOptions } from './k8s-datastore-options.js';
 import { createK8sWatch } from './k8s-watch.js';
 import type { KubeHttp, KubeResponse } from './kube-http.js';
-import { createKubeHttp, loadKubeConfig } from './kube-http.js';
+import { loadKubeConfig } from './kube-config.js';
+import { createKubeHttp } from './kube-http.js';
+import { registerObjectReader } from './kube-object-reader.js';
 import { nodeAnnotations, setAnnotations } from './node-codec.js';
 import { REWRITTEN } from './resource-crd-codec.js';
 import { updateNode } from './node-writes.js';
@@ -361,7 +363,7 @@ function createDatastoreOnHttp(http: KubeHttp): Datastore {
     );
   }
 
-  return {
+  const datastore: Datastore = {
     create,
     update,
     apply,
@@ -390,4 +392,6 @@ function createDatastoreOnHttp(http: KubeHttp): Datastore {
       http.close();
     },
   };
+  registerObjectReader(datastore, objects);
+  return datastore;
 }

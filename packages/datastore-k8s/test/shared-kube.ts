@@ -5,7 +5,8 @@ import { startKubeApiserver } from '@netledger/testkit';
 import type { KubeApiserverFixture } from '@netledger/testkit';
 import { createK8sDatastore } from '../src/create-k8s-datastore.js';
 import type { K8sDatastoreOptions } from '../src/k8s-datastore-options.js';
-import { createKubeHttp, loadKubeConfig } from '../src/kube-http.js';
+import { loadKubeConfig } from '../src/kube-config.js';
+import { createKubeHttp } from '../src/kube-http.js';
 import { createTokenBucket } from '../src/token-bucket.js';
 
 /** The package's CRD manifests (Calico's, unchanged). */
