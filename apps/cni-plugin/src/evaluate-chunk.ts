@@ -1,0 +1,24 @@
+import * as ipamCore from '@netledger/ipam-core';
+
+/**
+ * Compiles and runs a chunk that build.mjs embedded (brotli-compressed CommonJS as base64) and
+ * returns its exports. Its `@netledger/ipam-core` import is answered with this bundle's copy (one
+ * IpamError class); everything else it requires is a Node built-in (build.mjs checks), so neither
+ * the ESM bundle nor the start-up snapshot needs a module resolver here.
+ */
+export function evaluateChunk<T>(compressed: string): T {
+  const { brotliDecompressSync } = process.getBuiltinModule('node:zlib');
+  const code = brotliDecompressSync(Buffer.from(compressed, 'base64')).toString('utf8');
+  const chunkRequire = (id: string): unknown =>
+    id === '@netledger/ipam-core' ? ipamCore : process.getBuiltinModule(id);
+  const module = { exports: {} as T };
+  // The chunk is our own build output, embedded at build time; nothing from outside is evaluated.
+  // eslint-disable-next-line @typescript-eslint/no-implied-eval
+  const evaluate = new Function('require', 'module', 'exports', code) as (
+    r: typeof chunkRequire,
+    m: typeof module,
+    e: T,
+  ) => void;
+  evaluate(chunkRequire, module, module.exports);
+  return module.exports;
+}
