@@ -52,7 +52,7 @@ export interface PluginDeps extends NodenameSources {
    * The Kubernetes API on an opened `kubernetes` datastore's connection, for a Kubernetes pod's
    * annotations, namespace and KubeVirt VM (k8s/); without it, pods are not read.
    */
-  readonly kubeApi?: (datastore: Datastore) => KubeApi | undefined;
+  readonly kubeApi?: (datastore: Datastore) => Promise<KubeApi | undefined>;
   /** The logger for this invocation's config (default: silent). */
   readonly createLogger?: (ipam: IpamConf) => Logger;
   readonly clock?: Clock;
@@ -224,7 +224,7 @@ export async function runCniPlugin(inv: PluginInvocation, deps: PluginDeps): Pro
             const client = createIpamClient({ datastore, clock });
             const kube =
               conf.ipam.datastore.type === 'kubernetes' && cniArgs.k8s
-                ? deps.kubeApi?.(datastore)
+                ? await deps.kubeApi?.(datastore)
                 : undefined;
             const ctx: CommandContext = {
               client,

@@ -21,7 +21,7 @@ async function run(
   c: Record<string, unknown> = conf(),
   env: Record<string, string> = {},
 ) {
-  return h.run(command, c, { CNI_ARGS: K8S, ...env }, { kubeApi: () => api });
+  return h.run(command, c, { CNI_ARGS: K8S, ...env }, { kubeApi: async () => api });
 }
 
 const ips = (json: Record<string, unknown> | undefined): string[] =>
@@ -157,12 +157,12 @@ describe('ADD for a Kubernetes pod on the kubernetes datastore', () => {
   });
 
   it('reads no pod outside Kubernetes, on other stores or without the API', async () => {
-    await h.run('ADD', conf(), {}, { kubeApi: () => api });
+    await h.run('ADD', conf(), {}, { kubeApi: async () => api });
     await h.run(
       'ADD',
       baseConf(),
       { CNI_ARGS: K8S, CNI_CONTAINERID: 'c2' },
-      { kubeApi: () => api },
+      { kubeApi: async () => api },
     );
     await h.run('ADD', conf(), { CNI_ARGS: K8S, CNI_CONTAINERID: 'c3' });
     expect(api.reads).toEqual([]);
