@@ -58,6 +58,7 @@ export function createK8sDatastore(options: K8sDatastoreOptions = {}): Datastore
   const http = createKubeHttp(kc, {
     requestTimeoutMs: o.requestTimeoutMs,
     limiter: createTokenBucket({ qps: o.qps, burst: o.burst }),
+    ...(o.maxSockets !== undefined && { maxSockets: o.maxSockets }),
   });
   return createDatastoreOnHttp(http);
 }

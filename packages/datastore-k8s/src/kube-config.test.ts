@@ -27,7 +27,8 @@ function kubeconfig(
       'clusters:',
       '- name: c1',
       '  cluster:',
-      o.cluster ?? `    server: https://10.0.0.1:6443/\n    certificate-authority-data: ${b64('CA-PEM')}`,
+      o.cluster ??
+        `    server: https://10.0.0.1:6443/\n    certificate-authority-data: ${b64('CA-PEM')}`,
       'users:',
       o.users ?? '- name: u1\n  user:\n    token: tok-1',
       'contexts:',
@@ -52,7 +53,8 @@ describe('loadKubeConfig from a kubeconfig file', () => {
 
   it('takes another context, and refuses one that does not exist naming those that do', async () => {
     const path = kubeconfig({
-      users: '- name: u1\n  user:\n    token: tok-1\n- name: u2\n  user:\n    username: ann\n    password: pw',
+      users:
+        '- name: u1\n  user:\n    token: tok-1\n- name: u2\n  user:\n    username: ann\n    password: pw',
     });
     const kc = loadKubeConfig({ kubeconfig: path, context: 'ctx2' });
     expect(await kc.credentials()).toEqual({ authorization: `Basic ${b64('ann:pw')}` });
@@ -137,7 +139,8 @@ describe('loadKubeConfig from a kubeconfig file', () => {
   it('reports a failing exec plugin on the request, naming the command', async () => {
     const kc = loadKubeConfig({
       kubeconfig: kubeconfig({
-        users: '- name: u1\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1beta1\n      command: /bin/false',
+        users:
+          '- name: u1\n  user:\n    exec:\n      apiVersion: client.authentication.k8s.io/v1beta1\n      command: /bin/false',
       }),
     });
     await expect(kc.credentials()).rejects.toThrow(/exec credential plugin "\/bin\/false": /);
@@ -146,9 +149,21 @@ describe('loadKubeConfig from a kubeconfig file', () => {
   it.each([
     ['an unreadable file', undefined, /cannot load Kubernetes config from \/nonexistent: ENOENT/],
     ['not YAML', 'clusters: [', /not YAML/],
-    ['no server', 'clusters:\n- name: c1\n  cluster: {}\ncontexts:\n- name: x\n  context: {cluster: c1}\ncurrent-context: x\n', /names no cluster server/],
-    ['an auth-provider', 'clusters:\n- name: c1\n  cluster: {server: "https://a"}\nusers:\n- name: u\n  user: {auth-provider: {name: oidc}}\ncontexts:\n- name: x\n  context: {cluster: c1, user: u}\ncurrent-context: x\n', /auth-provider "oidc" is not supported/],
-    ['a certificate without its key', `clusters:\n- name: c1\n  cluster: {server: "https://a"}\nusers:\n- name: u\n  user: {client-certificate-data: ${b64('C')}}\ncontexts:\n- name: x\n  context: {cluster: c1, user: u}\ncurrent-context: x\n`, /client certificate needs its key/],
+    [
+      'no server',
+      'clusters:\n- name: c1\n  cluster: {}\ncontexts:\n- name: x\n  context: {cluster: c1}\ncurrent-context: x\n',
+      /names no cluster server/,
+    ],
+    [
+      'an auth-provider',
+      'clusters:\n- name: c1\n  cluster: {server: "https://a"}\nusers:\n- name: u\n  user: {auth-provider: {name: oidc}}\ncontexts:\n- name: x\n  context: {cluster: c1, user: u}\ncurrent-context: x\n',
+      /auth-provider "oidc" is not supported/,
+    ],
+    [
+      'a certificate without its key',
+      `clusters:\n- name: c1\n  cluster: {server: "https://a"}\nusers:\n- name: u\n  user: {client-certificate-data: ${b64('C')}}\ncontexts:\n- name: x\n  context: {cluster: c1, user: u}\ncurrent-context: x\n`,
+      /client certificate needs its key/,
+    ],
   ])('refuses %s with InvalidArgument', (_what, text, message) => {
     const path = text === undefined ? '/nonexistent' : join(dir.path, 'bad');
     if (text !== undefined) writeFileSync(path, text);

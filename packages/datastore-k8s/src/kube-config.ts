@@ -76,7 +76,8 @@ function named(list: unknown, kind: string, name: string, field: string): Obj {
   const entry = (list as unknown[] | undefined)?.find((e) => isObj(e) && e['name'] === name);
   if (!isObj(entry)) throw new ConfigProblem(`${kind} has no entry named ${JSON.stringify(name)}`);
   const body = entry[field] ?? {};
-  if (!isObj(body)) throw new ConfigProblem(`${kind} ${JSON.stringify(name)}: ${field} must be a map`);
+  if (!isObj(body))
+    throw new ConfigProblem(`${kind} ${JSON.stringify(name)}: ${field} must be a map`);
   return body;
 }
 
@@ -223,7 +224,10 @@ function execConfig(exec: Obj, base: string): ExecConfig {
   };
 }
 
-function fromKubeconfigFile(path: string, o: Required<Omit<LoadKubeConfigOptions, 'kubeconfig' | 'context'>> & { context?: string }): KubeConfig {
+function fromKubeconfigFile(
+  path: string,
+  o: Required<Omit<LoadKubeConfigOptions, 'kubeconfig' | 'context'>> & { context?: string },
+): KubeConfig {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -278,7 +282,11 @@ function fromKubeconfigFile(path: string, o: Required<Omit<LoadKubeConfigOptions
   };
 }
 
-function inCluster(o: { env: NodeJS.ProcessEnv; serviceAccountDir: string; now: () => number }): KubeConfig {
+function inCluster(o: {
+  env: NodeJS.ProcessEnv;
+  serviceAccountDir: string;
+  now: () => number;
+}): KubeConfig {
   const host = o.env['KUBERNETES_SERVICE_HOST'];
   const port = o.env['KUBERNETES_SERVICE_PORT'];
   if (!host || !port) {

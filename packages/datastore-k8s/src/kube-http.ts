@@ -13,6 +13,8 @@ import type { TokenBucket } from './token-bucket.js';
 /** Where the API server is and who we are to it. */
 export interface KubeConnectionOptions {
   readonly requestTimeoutMs: number;
+  /** Connections at once (default unlimited). */
+  readonly maxSockets?: number;
   readonly limiter: TokenBucket;
 }
 
@@ -96,13 +98,17 @@ export function createKubeHttp(kc: KubeConfig, opts: KubeConnectionOptions): Kub
     agent ??= secure
       ? new HttpsAgent({
           keepAlive: true,
+          ...(opts.maxSockets !== undefined && { maxSockets: opts.maxSockets }),
           rejectUnauthorized: kc.tls.rejectUnauthorized,
           ...(kc.tls.ca !== undefined && { ca: kc.tls.ca }),
           ...(cert !== undefined && { cert }),
           ...(key !== undefined && { key }),
           ...(kc.tls.servername !== undefined && { servername: kc.tls.servername }),
         })
-      : new HttpAgent({ keepAlive: true });
+      : new HttpAgent({
+          keepAlive: true,
+          ...(opts.maxSockets !== undefined && { maxSockets: opts.maxSockets }),
+        });
     return {
       method,
       protocol: url.protocol,
