@@ -42,6 +42,7 @@ export type { CommandContext } from './command-context.js';
 export { DEFAULT_LOCK_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, runCniPlugin } from './run-plugin.js';
 export type { PluginDeps, PluginInvocation, PluginOutput } from './run-plugin.js';
 export { cmdAddK8s } from './k8s/k8s-add.js';
+export { cmdCheckK8s } from './k8s/k8s-check.js';
 export { cmdDelK8s } from './k8s/k8s-del.js';
 export { ANNOTATIONS, parseWorkloadAnnotations } from './k8s/workload-annotations.js';
 export type { WorkloadIpamRequest } from './k8s/workload-annotations.js';

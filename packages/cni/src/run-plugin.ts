@@ -14,6 +14,7 @@ import { cmdStatus } from './cmd-status.js';
 import type { CommandContext } from './command-context.js';
 import type { HostLock, HostLockOptions } from './host-lock.js';
 import { cmdAddK8s } from './k8s/k8s-add.js';
+import { cmdCheckK8s } from './k8s/k8s-check.js';
 import { cmdDelK8s } from './k8s/k8s-del.js';
 import type { KubeApi } from './k8s/kube-reads.js';
 import { acquireHostLock } from './host-lock.js';
@@ -157,7 +158,7 @@ async function runCommand(ctx: CommandContext, version: SpecVersion): Promise<st
       await (ctx.kube ? cmdDelK8s(ctx, ctx.kube) : cmdDel(ctx));
       return '';
     case 'CHECK':
-      await cmdCheck(ctx);
+      await (ctx.kube ? cmdCheckK8s(ctx, ctx.kube) : cmdCheck(ctx));
       return '';
     case 'GC':
       await cmdGc(ctx);

@@ -168,6 +168,27 @@ describe('ADD for a Kubernetes pod on the kubernetes datastore', () => {
     expect(api.reads).toEqual([]);
   });
 
+  it('CHECK finds a pod on its handle, and an ipAddrsNoIpam pod by its annotation', async () => {
+    const added = await run('ADD');
+    expect((await run('CHECK', { ...conf(), prevResult: added.json })).exitCode).toBe(0);
+    api.pod('ns1', 'raw', { annotations: { [ANNOTATIONS.ipAddrsNoIpam]: '["192.0.2.5"]' } });
+    const rawArgs = { CNI_ARGS: 'IgnoreUnknown=1;K8S_POD_NAMESPACE=ns1;K8S_POD_NAME=raw' };
+    const prevResult = { ips: [{ address: '192.0.2.5/32' }] };
+    const check = (prev: object) =>
+      h.run(
+        'CHECK',
+        { ...conf(), prevResult: prev },
+        { CNI_CONTAINERID: 'c9', ...rawArgs },
+        {
+          kubeApi: async () => api,
+        },
+      );
+    expect((await check(prevResult)).exitCode).toBe(0);
+    expect((await check({ ips: [{ address: '192.0.2.6/32' }] })).json).toMatchObject({ code: 999 });
+    api.remove(kubePaths.pod('ns1', 'raw'));
+    expect((await check(prevResult)).json).toMatchObject({ code: 3 });
+  });
+
   it('DEL releases as usual, and a pod that is gone is no error', async () => {
     await run('ADD');
     api.remove(kubePaths.pod('ns1', 'web-0'));
@@ -250,6 +271,17 @@ describe('KubeVirt VM address persistence', () => {
     expect(await h.client.ipsByHandle(HANDLE)).toEqual([ip]);
     const again = await add(LAUNCHER, 'c3');
     expect(again.json).toMatchObject({ ips: [{ address: `${ip}/32` }] });
+
+    // CHECK looks at the VM's handle, not the container's.
+    expect(
+      (
+        await run(
+          'CHECK',
+          { ...conf(), prevResult: again.json },
+          { CNI_ARGS: launcherArgs(LAUNCHER), CNI_CONTAINERID: 'c3' },
+        )
+      ).exitCode,
+    ).toBe(0);
 
     // The VM is being deleted: DEL of its last pod releases the handle.
     api.vm('ns1', 'vm1', { uid: 'vm-uid-1', deletionTimestamp: '2030-01-01T00:00:00Z' });
