@@ -47,7 +47,7 @@ export async function cmdDelK8s(ctx: CommandContext, kube: KubeApi): Promise<voi
   const owner = pod && vmiOwnerOf(pod);
   if (pod === undefined || owner === undefined) return cmdDel(ctx);
   if (!(await vmAddressPersistence(ctx.client))) return cmdDel(ctx);
-  const vmi = await readVmiInfo(kube, pod, owner);
+  const vmi = await readVmiInfo(kube, pod, owner, { vmMayBeGone: true });
   const handleId = vmHandleId(ctx.conf.name, ref.namespace, vmi?.name ?? owner.name);
   const podOwner = { namespace: ref.namespace, name: ref.pod };
   let ips: string[];

@@ -289,6 +289,18 @@ describe('KubeVirt VM address persistence', () => {
     await expect(h.client.ipsByHandle(HANDLE)).rejects.toMatchObject({ code: 'DoesNotExist' });
   });
 
+  it('releases the VM address when the VM is already gone (deleted in the background)', async () => {
+    const ip = ips((await add(LAUNCHER, 'c1')).json)[0]!.split('/')[0]!;
+    expect(await h.client.ipsByHandle(HANDLE)).toEqual([ip]);
+    api.remove(kubePaths.virtualMachine('ns1', 'vm1'));
+    expect((await add(TARGET, 'c2')).json).toMatchObject({
+      code: 999,
+      msg: 'failed to get VM ns1/vm1 owning VMI vm1: not found',
+    });
+    expect((await del(LAUNCHER, 'c1')).exitCode).toBe(0);
+    await expect(h.client.ipsByHandle(HANDLE)).rejects.toMatchObject({ code: 'DoesNotExist' });
+  });
+
   it('with persistence disabled uses the pod handle and refuses migration targets', async () => {
     await h.client.setIpamConfig({
       ...(await h.client.getIpamConfig()),

@@ -24,13 +24,15 @@ export async function vmAddressPersistence(client: IpamClient): Promise<boolean>
 /**
  * The VMI a virt-launcher pod belongs to, verified against the pod's owner reference, with its VM
  * when it has one; undefined when the VMI does not exist. Throws `Internal` (999) for an owner
- * reference without name or UID, a UID that does not match the VMI's, or a VM owner that cannot
- * be found (Calico's checks).
+ * reference without name or UID, a UID that does not match the VMI's, or (unless `vmMayBeGone`)
+ * a VM owner that cannot be found (Calico's checks). With `vmMayBeGone` (DEL: a VM deleted in the
+ * background is gone before its VMI and pods) a missing VM counts as being deleted.
  */
 export async function readVmiInfo(
   api: KubeApi,
   pod: KubeMeta,
   owner: OwnerReference,
+  options: { readonly vmMayBeGone?: boolean } = {},
 ): Promise<VmiInfo | undefined> {
   if (owner.name === '' || owner.uid === '') {
     throw internal(
@@ -46,9 +48,11 @@ export async function readVmiInfo(
   }
   const vmRef = vmOwnerOf(vmi);
   let vm: KubeMeta | undefined;
+  let vmGone = false;
   if (vmRef !== undefined) {
     vm = await readMeta(api, kubePaths.virtualMachine(pod.namespace, vmRef.name));
-    if (vm === undefined) {
+    vmGone = vm === undefined;
+    if (vmGone && !options.vmMayBeGone) {
       throw internal(
         `failed to get VM ${pod.namespace}/${vmRef.name} owning VMI ${owner.name}: not found`,
       );
@@ -60,7 +64,8 @@ export async function readVmiInfo(
     name: vmi.name || owner.name,
     vmiUid: vmi.uid,
     ...(vm !== undefined && { vmUid: vm.uid }),
+    ...(vmGone && vmRef !== undefined && { vmUid: vmRef.uid }),
     ...(migration !== undefined && migration !== '' && { migrationJobUid: migration }),
-    deleting: (vm ?? vmi).deletionTimestamp !== undefined,
+    deleting: vmGone || (vm ?? vmi).deletionTimestamp !== undefined,
   };
 }
