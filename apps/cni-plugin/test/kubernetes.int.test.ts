@@ -329,10 +329,14 @@ describe('netledger-ipam on the kubernetes datastore, as the cni-plugin ServiceA
     expect(kept.activeOwnerAttrs ?? {}).toEqual({});
     expect(kept.alternateOwnerAttrs ?? {}).toEqual({});
 
-    // A new pod of the VM takes the same address back.
-    expect(cni('ADD', 'vms', 'virt-launcher-vm1-ccccc', 'c-new').json).toMatchObject({
-      ips: [{ address: `${ip}/32` }],
+    // A new pod of the VM takes the same address back; CHECK finds it on the VM's handle.
+    const again = cni('ADD', 'vms', 'virt-launcher-vm1-ccccc', 'c-new');
+    expect(again.json).toMatchObject({ ips: [{ address: `${ip}/32` }] });
+    const withPrev = JSON.stringify({
+      ...(JSON.parse(netconf()) as object),
+      prevResult: again.json,
     });
+    expect(cni('CHECK', 'vms', 'virt-launcher-vm1-ccccc', 'c-new', withPrev).status).toBe(0);
 
     // The VM is being deleted: its last pod's DEL releases the handle.
     await kubectlOk(['delete', 'vm', 'vm1', '-n', 'vms', '--wait=false']);
