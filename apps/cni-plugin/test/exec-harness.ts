@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const BIN_DIR = join(ROOT, 'bin');
 export const PLUGIN = join(BIN_DIR, 'netledger-ipam');
 /** The start-up snapshot bin/netledger-ipam starts from (apps/cni-plugin/build.mjs). */

@@ -40,15 +40,23 @@ const partialIps = (e: unknown): string[] => {
  */
 export async function cmdAdd(ctx: CommandContext): Promise<IpamResult> {
   const { conf, client } = ctx;
-  const handleId = handleIdFor(conf.name, ctx.request.containerId);
-  const attrs = allocationAttrs({
-    nodename: ctx.nodename,
-    cniArgs: ctx.cniArgs,
-    nowMs: ctx.nowMs(),
-  });
+  const { workload } = ctx;
+  const handleId = workload?.handleId ?? handleIdFor(conf.name, ctx.request.containerId);
+  const attrs = {
+    ...allocationAttrs({ nodename: ctx.nodename, cniArgs: ctx.cniArgs, nowMs: ctx.nowMs() }),
+    ...workload?.attrs,
+  };
+  const cap = workload?.maxAllocToHandlePerIpVersion;
   const ip = ctx.cniArgs.ip;
   if (ip !== undefined) {
-    await client.assignIp({ ip, hostname: ctx.nodename, handleId, attrs, intendedUse: 'Workload' });
+    await client.assignIp({
+      ip,
+      hostname: ctx.nodename,
+      handleId,
+      attrs,
+      intendedUse: 'Workload',
+      ...(cap !== undefined && { maxAllocToHandlePerIpVersion: cap }),
+    });
     return { ips: [`${ip}/${ip.includes(':') ? 128 : 32}`] };
   }
   let r;
@@ -62,6 +70,8 @@ export async function cmdAdd(ctx: CommandContext): Promise<IpamResult> {
       intendedUse: 'Workload',
       ...(conf.ipam.ipv4Pools.length > 0 && { ipv4Pools: conf.ipam.ipv4Pools }),
       ...(conf.ipam.ipv6Pools.length > 0 && { ipv6Pools: conf.ipam.ipv6Pools }),
+      ...(workload?.namespace && { namespace: workload.namespace }),
+      ...(cap !== undefined && { maxAllocToHandlePerIpVersion: cap }),
     });
   } catch (e) {
     await releaseAssigned(ctx, handleId, partialIps(e));

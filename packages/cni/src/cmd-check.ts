@@ -9,7 +9,7 @@ import { handleIdFor } from './workload-identity.js';
  * address") otherwise. calico-ipam has no CHECK at all; this is netledger's own.
  */
 export async function cmdCheck(ctx: CommandContext): Promise<void> {
-  const handleId = handleIdFor(ctx.conf.name, ctx.request.containerId);
+  const handleId = ctx.workload?.handleId ?? handleIdFor(ctx.conf.name, ctx.request.containerId);
   let held: string[] = [];
   try {
     held = await ctx.client.ipsByHandle(handleId);

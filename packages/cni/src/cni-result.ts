@@ -6,6 +6,8 @@ import type { SpecVersion } from './spec-versions.js';
 /** What ADD produced: addresses with their prefix (the block's, or /32 and /128 for `IP=`). */
 export interface IpamResult {
   readonly ips: readonly string[];
+  /** No routes (a KubeVirt live-migration target: the source pod keeps the route until Felix moves it). */
+  readonly noRoutes?: boolean;
 }
 
 /** One IP of a result, in the spec version's shape. */
@@ -50,7 +52,7 @@ export function formatResult(result: IpamResult, cniVersion: SpecVersion): CniRe
     ips: result.ips.map((address) =>
       legacy ? { version: address.includes(':') ? '6' : '4', address } : { address },
     ),
-    routes: result.ips.map(routeFor),
+    routes: result.noRoutes ? [] : result.ips.map(routeFor),
   };
 }
 

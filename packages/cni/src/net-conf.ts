@@ -7,6 +7,8 @@ import {
 import type { DatastoreConfig } from '@netledger/datastore-config';
 import { CniError, CniErrorCode, toCniError } from './cni-error.js';
 import type { Env } from './cni-request.js';
+import type { FeatureControl } from './k8s/feature-control.js';
+import { parseFeatureControl } from './k8s/feature-control.js';
 
 /** Log levels of `log_level` (logrus names; `warn` is accepted for `warning`). */
 export type LogLevel = 'debug' | 'info' | 'warning' | 'error';
@@ -26,6 +28,8 @@ export interface IpamConf {
   readonly lockFile: string;
   readonly logLevel: LogLevel;
   readonly logFilePath?: string;
+  /** `feature_control`: Calico's gates on the `ipAddrsNoIpam` and `floatingIPs` annotations. */
+  readonly featureControl: FeatureControl;
 }
 
 /** One entry of GC's `cni.dev/valid-attachments`. */
@@ -225,6 +229,7 @@ export function parseNetConf(text: string, env: Env): NetConf {
       lockFile: s('ipam_lock_file') ?? DEFAULT_LOCK_FILE,
       logLevel: logLevel(s('log_level')),
       ...(logFilePath !== undefined && { logFilePath }),
+      featureControl: parseFeatureControl(top, ipam),
     },
     ...(prev !== undefined && { prevResultIps: prev }),
     ...(attachments !== undefined && { validAttachments: attachments }),

@@ -422,7 +422,7 @@ describe('error codes', () => {
   });
 
   it.each([
-    ['ADD', 999, /^cannot load Kubernetes config from \/nonexistent\/kubeconfig: ENOENT/],
+    ['ADD', 7, /^cannot load Kubernetes config from \/nonexistent\/kubeconfig: ENOENT/],
     ['STATUS', 50, /^datastore unavailable: cannot load Kubernetes config from \/nonexistent/],
   ])(
     'the kubernetes datastore reaches the opener, which opens the kubeconfig: %s -> %d',
