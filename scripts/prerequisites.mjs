@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
 /** Debian packages the tests need, each with a file that proves it is installed. */
-export const SYSTEM_PACKAGES = [
+const SYSTEM_PACKAGES = [
   { pkg: 'etcd-server', proof: '/usr/bin/etcd' },
   { pkg: 'etcd-client', proof: '/usr/bin/etcdctl' },
   { pkg: 'nftables', proof: '/usr/sbin/nft' },
@@ -23,7 +23,7 @@ export const SYSTEM_PACKAGES = [
 ];
 
 /** Packages whose proof file is missing. */
-export function missingPackages() {
+function missingPackages() {
   return SYSTEM_PACKAGES.filter((p) => !existsSync(p.proof) && !(p.alt && existsSync(p.alt))).map(
     (p) => p.pkg,
   );

@@ -7,6 +7,9 @@
 //    separately as a minified CommonJS chunk and embedded as a brotli-compressed string, compiled
 //    only when a config asks for it. etcd3 loads its .proto files from disk next to its own source,
 //    which a bundle does not have: the descriptors are read at build time and inlined as JSON.
+//  - The Kubernetes store, for `datastore_type: kubernetes` (datastore-k8s and js-yaml: it has its
+//    own kubeconfig loader, no @kubernetes/client-node), is a chunk embedded the same way, compiled
+//    when a kubernetes config first imports it; a check below keeps its code out of the bundle.
 //  - dist/netledger-ipam.blob: `node --build-snapshot` of a CommonJS bundle of src/snapshot-main.ts
 //    (the same code, evaluated and warmed up at build time). Loading it skips compiling and
 //    evaluating the bundle; scripts/link-bins.mjs points bin/netledger-ipam at it. The blob only
@@ -27,6 +30,9 @@ const snapshotBlob = `dist/${binName}.blob`;
 // The V8 flags the blob is built and run with (docs/cni.md, "Start-up cost").
 const { snapshotFlags } = JSON.parse(readFileSync('package.json', 'utf8'));
 const GRPC_CODE = /[\\/]node_modules[\\/].*(etcd3|@grpc|protobufjs|cockatiel)[\\/]/;
+// The Kubernetes store's code: the package itself, its YAML parser, and the library it replaced.
+const K8S_CODE =
+  /([\\/]datastore-k8s[\\/]src[\\/]|[\\/]node_modules[\\/].*(js-yaml|@kubernetes)[\\/])/;
 
 const etcdRequire = createRequire(
   join(process.cwd(), 'node_modules/@netledger/datastore-etcd/package.json'),
@@ -59,49 +65,69 @@ const inlineEtcdProtos = {
   },
 };
 
-const chunk = await build({
-  entryPoints: ['src/open-etcd-grpc.ts'],
-  bundle: true,
-  write: false,
-  platform: 'node',
-  target: 'node20',
-  format: 'cjs',
-  conditions: ['source'],
-  external: ['@netledger/ipam-core'],
-  minify: true,
-  plugins: [inlineEtcdProtos],
-  logLevel: 'warning',
-});
-// load-grpc-chunk.ts answers the chunk's require() with Node built-ins only.
-const chunkText = chunk.outputFiles[0].text;
-const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
-for (const [, id] of chunkText.matchAll(/\brequire\("([^"]+)"\)/g)) {
-  if (id !== '@netledger/ipam-core' && !builtins.has(id))
-    throw new Error(`gRPC chunk requires ${id}, which is not a Node built-in; update build.mjs`);
-}
-// Compressed: the bundle carries ~130 kB of base64 instead of ~600 kB of source text to scan.
-const chunkBase64 = brotliCompressSync(chunk.outputFiles[0].contents).toString('base64');
+// Shared with the bundle (one IpamError class): evaluate-chunk.ts answers these.
+const SHARED_WITH_CHUNKS = [
+  '@netledger/ipam-core',
+  '@netledger/ipam-core/adapter',
+  '@netledger/ipam-core/block',
+];
 
-const embedGrpcChunk = {
-  name: 'embed-grpc-chunk',
+/**
+ * Bundles `entry` as a minified CommonJS chunk that gets the main bundle's ipam-core, checks that
+ * everything else it requires is a Node built-in (what evaluate-chunk.ts answers), and returns it
+ * brotli-compressed as base64: the bundle carries that string instead of the source to scan.
+ */
+async function embeddedChunk(entry, what, plugins = []) {
+  const chunk = await build({
+    entryPoints: [entry],
+    bundle: true,
+    write: false,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    conditions: ['source'],
+    external: SHARED_WITH_CHUNKS,
+    minify: true,
+    plugins,
+    logLevel: 'warning',
+  });
+  const chunkText = chunk.outputFiles[0].text;
+  const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
+  for (const [, id] of chunkText.matchAll(/\brequire\("([^"]+)"\)/g)) {
+    if (!SHARED_WITH_CHUNKS.includes(id) && !builtins.has(id))
+      throw new Error(
+        `${what} chunk requires ${id}, which is not a Node built-in; update build.mjs`,
+      );
+  }
+  return brotliCompressSync(chunk.outputFiles[0].contents).toString('base64');
+}
+
+const chunkBase64 = await embeddedChunk('src/open-etcd-grpc.ts', 'gRPC', [inlineEtcdProtos]);
+const k8sChunkBase64 = await embeddedChunk('src/open-k8s.ts', 'Kubernetes');
+
+/** Serves `netledger:<name>` imports with the embedded chunks' text. */
+const embedChunks = {
+  name: 'embed-chunks',
   setup(b) {
-    b.onResolve({ filter: /^netledger:grpc-chunk$/ }, () => ({
-      path: 'grpc-chunk',
+    const chunks = { 'grpc-chunk': chunkBase64, 'k8s-chunk': k8sChunkBase64 };
+    b.onResolve({ filter: /^netledger:(grpc|k8s)-chunk$/ }, (args) => ({
+      path: args.path.slice('netledger:'.length),
       namespace: 'netledger',
     }));
-    b.onLoad({ filter: /.*/, namespace: 'netledger' }, () => ({
-      contents: `export default ${JSON.stringify(chunkBase64)};`,
+    b.onLoad({ filter: /.*/, namespace: 'netledger' }, (args) => ({
+      contents: `export default ${JSON.stringify(chunks[args.path])};`,
       loader: 'js',
     }));
   },
 };
 
-// The Kubernetes store is not in the plugin yet: its import resolves to a module that refuses.
-const noK8sStore = {
-  name: 'no-k8s-store',
+// The Kubernetes store is imported (lazily) by datastore-config's opener: in the bundle it is the
+// module that compiles the embedded chunk.
+const k8sStoreFromChunk = {
+  name: 'k8s-store-from-chunk',
   setup(b) {
     b.onResolve({ filter: /^@netledger\/datastore-k8s$/ }, () => ({
-      path: join(process.cwd(), 'src', 'k8s-store-not-built-in.ts'),
+      path: join(process.cwd(), 'src', 'k8s-store-from-chunk.ts'),
     }));
   },
 };
@@ -115,14 +141,24 @@ const common = {
   // heap deserializes faster. Nothing reads a function's name; the .mjs has a source map.
   minify: true,
   metafile: true,
-  plugins: [embedGrpcChunk, noK8sStore],
+  plugins: [embedChunks, k8sStoreFromChunk],
   logLevel: 'warning',
 };
 
-/** Fails the build when a bundle's code carries the gRPC etcd client (it belongs in the chunk). */
+/**
+ * Fails the build when a bundle's code carries the gRPC etcd client or the Kubernetes store
+ * (they belong in their chunks).
+ */
 function assertNoGrpc({ metafile }, what) {
-  const grpc = Object.keys(metafile.inputs).filter((path) => GRPC_CODE.test(path));
-  if (grpc.length > 0) throw new Error(`${what} bundles gRPC code: ${grpc.slice(0, 3).join(', ')}`);
+  const inputs = Object.keys(metafile.inputs);
+  for (const [code, name] of [
+    [GRPC_CODE, 'gRPC'],
+    [K8S_CODE, 'Kubernetes store'],
+  ]) {
+    const found = inputs.filter((path) => code.test(path));
+    if (found.length > 0)
+      throw new Error(`${what} bundles ${name} code: ${found.slice(0, 3).join(', ')}`);
+  }
 }
 
 assertNoGrpc(

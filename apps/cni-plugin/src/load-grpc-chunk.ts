@@ -1,4 +1,4 @@
-import * as ipamCore from '@netledger/ipam-core';
+import { evaluateChunk } from './evaluate-chunk.js';
 import type * as OpenGrpcEtcd from './open-etcd-grpc.js';
 
 /**
@@ -7,28 +7,10 @@ import type * as OpenGrpcEtcd from './open-etcd-grpc.js';
  * `@netledger/ipam-core` import is answered with this bundle's copy, so there is one IpamError class.
  */
 export function loadGrpcChunk(): Promise<typeof OpenGrpcEtcd> {
-  loaded ??= evaluateChunk();
+  loaded ??= import('netledger:grpc-chunk').then(({ default: compressed }) =>
+    evaluateChunk<typeof OpenGrpcEtcd>(compressed),
+  );
   return loaded;
 }
 
 let loaded: Promise<typeof OpenGrpcEtcd> | undefined;
-
-async function evaluateChunk(): Promise<typeof OpenGrpcEtcd> {
-  const { default: compressed } = await import('netledger:grpc-chunk');
-  const { brotliDecompressSync } = process.getBuiltinModule('node:zlib');
-  const code = brotliDecompressSync(Buffer.from(compressed, 'base64')).toString('utf8');
-  // Everything else the chunk requires is a Node built-in (build.mjs checks), so neither the ESM
-  // bundle nor the start-up snapshot needs a module resolver here.
-  const chunkRequire = (id: string): unknown =>
-    id === '@netledger/ipam-core' ? ipamCore : process.getBuiltinModule(id);
-  const module = { exports: {} as typeof OpenGrpcEtcd };
-  // The chunk is our own build output, embedded at build time; nothing from outside is evaluated.
-  // eslint-disable-next-line @typescript-eslint/no-implied-eval
-  const evaluate = new Function('require', 'module', 'exports', code) as (
-    r: typeof chunkRequire,
-    m: typeof module,
-    e: typeof OpenGrpcEtcd,
-  ) => void;
-  evaluate(chunkRequire, module, module.exports);
-  return module.exports;
-}

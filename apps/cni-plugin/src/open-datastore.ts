@@ -29,5 +29,8 @@ export function createPluginOpener(): DatastoreOpener {
       transport: 'http',
       loadGrpc: async () => (await loadGrpcChunk()).openGrpcEtcdDatastore,
     },
+    // One connection: the few reads an invocation sends at once queue on it rather than each
+    // paying a TLS handshake (docs/cni.md, "Start-up cost").
+    kubernetes: { maxSockets: 1 },
   });
 }

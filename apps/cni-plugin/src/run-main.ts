@@ -71,6 +71,9 @@ async function main(selfDir: string | undefined): Promise<number> {
     {
       openDatastore: (conf) => opener.open(conf),
       preloadDatastore: opener.preload,
+      // Only a kubernetes store gets here; the module is then already compiled (build.mjs).
+      kubeApi: async (datastore) =>
+        (await import('@netledger/datastore-k8s')).kubeObjectReaderOf(datastore),
       createLogger: loggerFor,
       readFile: (path) => readFile(path, 'utf8').catch(() => undefined),
       osHostname: hostname,

@@ -11,7 +11,8 @@ import {
 } from './exec-harness.js';
 
 // The plugin reaches etcd through its HTTP/JSON gateway: no datastore may load gRPC, whose
-// transport is the only user of http2, and only etcdv3 loads node:http. The builtin-module list
+// transport is the only user of http2, and only etcdv3 loads node:http. The Kubernetes store's
+// chunk loads node:https when it is compiled, which only a kubernetes config does. The builtin-module list
 // tells which were loaded. Both ways Node runs the plugin are checked: the plain bundle and the
 // start-up snapshot (a snapshot's main skips --import, so the probe is a --require).
 let dir: { path: string; remove: () => Promise<void> };
@@ -30,7 +31,7 @@ beforeAll(async () => {
   probe = join(dir.path, 'probe.cjs');
   writeFileSync(
     probe,
-    "process.on('exit', () => { const l = process.moduleLoadList; process.stderr.write(`\\nHTTP2_LOADED=${l.includes('NativeModule http2')} HTTP_LOADED=${l.includes('NativeModule http')}\\n`); });\n",
+    "process.on('exit', () => { const l = process.moduleLoadList; process.stderr.write(`\\nHTTP2_LOADED=${l.includes('NativeModule http2')} HTTP_LOADED=${l.includes('NativeModule http')} HTTPS_LOADED=${l.includes('NativeModule https')}\\n`); });\n",
   );
 });
 afterAll(async () => {
@@ -58,7 +59,37 @@ describe.each(modes)('datastore adapters (%s)', (_, nodeArgs) => {
       nodeArgs(),
     );
     expect(r.json).toMatchObject({ code: 50 });
-    expect(r.stderr).toContain('HTTP2_LOADED=false HTTP_LOADED=false');
+    expect(r.stderr).toContain('HTTP2_LOADED=false HTTP_LOADED=false HTTPS_LOADED=false');
+  });
+
+  it('kubernetes compiles the embedded Kubernetes store (and reports an unreachable API server)', () => {
+    const kubeconfig = join(dir.path, 'kubeconfig');
+    writeFileSync(
+      kubeconfig,
+      'clusters: [{name: c, cluster: {server: "https://127.0.0.1:9"}}]\ncontexts: [{name: x, context: {cluster: c}}]\ncurrent-context: x\n',
+    );
+    const r = execPlugin(
+      cniEnv('STATUS', ''),
+      conf({ datastore_type: 'kubernetes', kubernetes: { kubeconfig } }),
+      nodeArgs(),
+    );
+    expect(r.stderr).toContain('HTTP2_LOADED=false HTTP_LOADED=true HTTPS_LOADED=true');
+    expect(r.json).toMatchObject({
+      code: 50,
+      msg: expect.stringContaining('kube-apiserver at https://127.0.0.1:9 unreachable'),
+    });
+  });
+
+  it('an unreadable kubeconfig is an invalid network config (7)', () => {
+    const r = execPlugin(
+      cniEnv('ADD'),
+      conf({ datastore_type: 'kubernetes', kubernetes: { kubeconfig: join(dir.path, 'none') } }),
+      nodeArgs(),
+    );
+    expect(r.json).toMatchObject({
+      code: 7,
+      msg: expect.stringMatching(/^cannot load Kubernetes config from .*none: ENOENT/),
+    });
   });
 
   it.each([

@@ -7,7 +7,7 @@ import { delimiter, dirname, join } from 'node:path';
 import { createNetnsPool, requireNetnsTools } from '@netledger/testkit';
 import { BIN_DIR, requirePlugin } from './exec-harness.js';
 
-export const CNI_DIR = '/usr/lib/cni';
+const CNI_DIR = '/usr/lib/cni';
 
 /** Fails (never skips) when something the namespace tests need is missing. */
 export function requireNetnsPrerequisites(): void {

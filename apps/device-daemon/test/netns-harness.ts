@@ -148,7 +148,7 @@ export function createHarness() {
 }
 
 /** Reads `lxc.net.0.*` values out of the emitted LXC config text; undefined when absent. */
-export function lxcValueIf(lxc: string, key: string): string | undefined {
+function lxcValueIf(lxc: string, key: string): string | undefined {
   const line = lxc.split('\n').find((l) => l.startsWith(`${key} = `));
   return line?.slice(key.length + 3);
 }

@@ -5,7 +5,7 @@ import { parseIp } from './parse-ip.js';
 export const MINUTE = 60_000;
 export const NOW = 1_767_225_600_000;
 
-export const livePod: PodFacts = {
+const livePod: PodFacts = {
   nodeName: 'node-a',
   podIp: '10.0.0.5',
   podIps: ['10.0.0.5'],

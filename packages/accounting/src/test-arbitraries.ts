@@ -11,8 +11,8 @@ export interface Universe {
   readonly bits: number;
 }
 
-export const V4_UNIVERSE: Universe = { version: 4, base: parseIp('10.0.0.0').value, bits: 32 };
-export const V6_UNIVERSE: Universe = { version: 6, base: parseIp('fd00::').value, bits: 128 };
+const V4_UNIVERSE: Universe = { version: 4, base: parseIp('10.0.0.0').value, bits: 32 };
+const V6_UNIVERSE: Universe = { version: 6, base: parseIp('fd00::').value, bits: 128 };
 export const UNIVERSES = [V4_UNIVERSE, V6_UNIVERSE] as const;
 
 /** The address at offset `i` (0-255) of the universe. */

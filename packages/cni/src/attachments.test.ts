@@ -249,6 +249,19 @@ describe('GC compares container AND interface', () => {
     expect(await held(h, 'net1.c1')).toHaveLength(0);
   });
 
+  it("never releases a KubeVirt VM's addresses: they follow the VM, not an attachment", async () => {
+    const h = await createHarness();
+    await h.client.autoAssign({
+      num4: 1,
+      hostname: NODE,
+      handleId: 'net1.vmi.ns1.vm1',
+      attrs: { node: NODE, namespace: 'ns1', pod: 'virt-launcher-vm1-x', 'vmi-name': 'vm1' },
+      intendedUse: 'Workload',
+    });
+    await h.run('GC', gc([]), noEnv);
+    expect(await held(h, 'net1.vmi.ns1.vm1')).toHaveLength(1);
+  });
+
   it('refuses a config without valid-attachments, releasing nothing (7)', async () => {
     const h = await createHarness();
     await h.run('ADD', baseConf({ cniVersion: '1.1.0' }), env('c1', 'eth1'));

@@ -51,16 +51,19 @@ const partialIps = (e: unknown): string[] => {
  */
 export async function cmdAdd(ctx: CommandContext): Promise<IpamResult> {
   const { conf, client } = ctx;
+  const { workload } = ctx;
   const attachment = { containerId: ctx.request.containerId, ifname: ctx.request.ifname };
-  const handleId = handleIdFor(conf.name, attachment.containerId, attachment.ifname);
+  // A KubeVirt VM's handle (k8s/) is the VM's, not an attachment's: k8s-add.ts reuses its addresses.
+  const handleId =
+    workload?.handleId ?? handleIdFor(conf.name, attachment.containerId, attachment.ifname);
   // The pools each family draws from.
   const requested = { v4: conf.ipam.ipv4Pools, v6: conf.ipam.ipv6Pools };
-  const held = await readHeldAllocation(ctx.datastore, handleId);
+  const held = workload?.handleId ? undefined : await readHeldAllocation(ctx.datastore, handleId);
   const plan = await validateAdd(ctx, requested);
   const ip = ctx.cniArgs.ip;
-  if (held) {
-    ctx.log.info(`ADD repeated for ${handleId}: returning what it holds`);
-    return repeatedAddResult({
+  const repeated =
+    held &&
+    repeatedAddResult({
       held,
       attachment,
       ...(ip !== undefined && { ip }),
@@ -68,17 +71,31 @@ export async function cmdAdd(ctx: CommandContext): Promise<IpamResult> {
       assignIpv6: conf.ipam.assignIpv6,
       ...(plan && { plan }),
     });
+  if (repeated) {
+    ctx.log.info(`ADD repeated for ${handleId}: returning what it holds`);
+    return repeated;
   }
   if (ctx.registerNode) await ensureNode(client, ctx.nodename, ctx.log);
   if (plan) await ensureGatewayReservation(client, plan, ctx.log);
-  const attrs = allocationAttrs({
-    nodename: ctx.nodename,
-    cniArgs: ctx.cniArgs,
-    nowMs: ctx.nowMs(),
-    attachment,
-  });
+  const attrs = {
+    ...allocationAttrs({
+      nodename: ctx.nodename,
+      cniArgs: ctx.cniArgs,
+      nowMs: ctx.nowMs(),
+      attachment,
+    }),
+    ...workload?.attrs,
+  };
+  const cap = workload?.maxAllocToHandlePerIpVersion;
   if (ip !== undefined) {
-    await client.assignIp({ ip, hostname: ctx.nodename, handleId, attrs, intendedUse: 'Workload' });
+    await client.assignIp({
+      ip,
+      hostname: ctx.nodename,
+      handleId,
+      attrs,
+      intendedUse: 'Workload',
+      ...(cap !== undefined && { maxAllocToHandlePerIpVersion: cap }),
+    });
     return plan ? gatewayResult(plan, [ip]) : { ips: [`${ip}/${ip.includes(':') ? 128 : 32}`] };
   }
   let r;
@@ -92,6 +109,8 @@ export async function cmdAdd(ctx: CommandContext): Promise<IpamResult> {
       intendedUse: 'Workload',
       ...(requested.v4.length > 0 && { ipv4Pools: requested.v4 }),
       ...(requested.v6.length > 0 && { ipv6Pools: requested.v6 }),
+      ...(workload?.namespace && { namespace: workload.namespace }),
+      ...(cap !== undefined && { maxAllocToHandlePerIpVersion: cap }),
     });
   } catch (e) {
     await releaseAssigned(ctx, handleId, partialIps(e));

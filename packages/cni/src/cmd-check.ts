@@ -7,11 +7,14 @@ import { handleIdFor } from './workload-identity.js';
  * CHECK of one attachment: its handle (per interface, as ADD's) must hold addresses made for it
  * and, when the runtime passes `prevResult`, exactly the addresses it names. Fails `Internal`
  * (999, as host-local's "failed to find address") otherwise. calico-ipam has no CHECK at all;
- * this is netledger's own.
+ * this is netledger's own. A KubeVirt VM pod is checked on its VM's handle (`ctx.workload`).
  */
 export async function cmdCheck(ctx: CommandContext): Promise<void> {
   const attachment = { containerId: ctx.request.containerId, ifname: ctx.request.ifname };
-  const handleId = handleIdFor(ctx.conf.name, attachment.containerId, attachment.ifname);
+  // A KubeVirt VM's handle (k8s/) holds the VM's addresses, whichever pod took them.
+  const vmHandle = ctx.workload?.handleId;
+  const handleId =
+    vmHandle ?? handleIdFor(ctx.conf.name, attachment.containerId, attachment.ifname);
   const heldAllocation = await readHeldAllocation(ctx.datastore, handleId);
   if (heldAllocation === undefined) {
     throw new CniError(
@@ -19,7 +22,7 @@ export async function cmdCheck(ctx: CommandContext): Promise<void> {
       `netledger-ipam: no addresses are allocated to ${handleId}`,
     );
   }
-  if (!isHeldBy(heldAllocation, attachment)) {
+  if (vmHandle === undefined && !isHeldBy(heldAllocation, attachment)) {
     throw new CniError(
       CniErrorCode.Internal,
       `netledger-ipam: ${handleId} holds the addresses of ${describeAttachment(heldAllocation.owner)}, not of ${describeAttachment(attachment)}`,

@@ -1,4 +1,5 @@
-import { blockAllocations, isIpamError, sanitizeHandle } from '@netledger/ipam-core';
+import { isIpamError } from '@netledger/ipam-core';
+import { blockAllocations, sanitizeHandle } from '@netledger/ipam-core/block';
 import type { CommandContext } from './command-context.js';
 import { CniError, CniErrorCode } from './cni-error.js';
 import type { Attachment } from './net-conf.js';
@@ -12,7 +13,7 @@ import type { AttachmentId } from './workload-identity.js';
  * (calico-ipam, or netledger before it recorded them, which used `<network>.<containerID>` for
  * every interface) is valid when any entry names the container `<rest>`.
  */
-export function isValidAttachment(
+function isValidAttachment(
   owner: AttachmentId | undefined,
   handleRest: string,
   valid: readonly Attachment[],
@@ -26,7 +27,8 @@ export function isValidAttachment(
 /**
  * GC: releases this node's allocations of this network (handles `<network>.<containerID>` and
  * `<network>.<containerID>.<ifname>` whose `node` attribute is this node) whose attachment,
- * container AND interface, is not in `cni.dev/valid-attachments` ({@link isValidAttachment}). A
+ * container AND interface, is not in `cni.dev/valid-attachments` ({@link isValidAttachment}); a
+ * KubeVirt VM's addresses (`vmi-name` attribute) are never its to release. A
  * config without that key is refused (invalid network config, 7) and releases nothing: only an
  * explicit list, empty included, says which attachments are valid. Addresses in cooldown are
  * already released and are skipped. Returns the handles released; a handle released concurrently
@@ -47,6 +49,8 @@ export async function cmdGc(ctx: CommandContext): Promise<string[]> {
   for (const { value: block } of items) {
     for (const a of blockAllocations(block)) {
       if (a.handle === undefined || a.coolingDown || a.node !== ctx.nodename) continue;
+      // A KubeVirt VM's addresses follow the VM, not a pod's attachment (k8s/k8s-del.ts).
+      if (a.kind === 'vm') continue;
       const handle = sanitizeHandle(a.handle);
       if (!handle.startsWith(prefix)) continue;
       const rest = handle.slice(prefix.length);

@@ -14,6 +14,8 @@ export interface IpamResult {
   readonly gateways?: { readonly v4?: string; readonly v6?: string };
   /** Gateway mode: the routes to return instead of calico-ipam's one route per address. */
   readonly routes?: readonly CniRoute[];
+  /** No routes (a KubeVirt live-migration target: the source pod keeps the route until Felix moves it). */
+  readonly noRoutes?: boolean;
 }
 
 /** One IP of a result, in the spec version's shape. */
@@ -66,7 +68,7 @@ export function formatResult(result: IpamResult, cniVersion: SpecVersion): CniRe
         ...(gateway !== undefined && { gateway }),
       };
     }),
-    routes: result.routes ? [...result.routes] : result.ips.map(routeFor),
+    routes: result.noRoutes ? [] : result.routes ? [...result.routes] : result.ips.map(routeFor),
   };
 }
 

@@ -25,7 +25,7 @@ export interface CniRoute {
 }
 
 /** One family's segment in gateway mode, as configured (both optional: see gateway-mode.ts). */
-export interface SegmentConf {
+interface SegmentConf {
   readonly subnet?: Cidr;
   readonly gateway?: IpAddress;
 }

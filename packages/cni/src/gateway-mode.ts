@@ -9,7 +9,7 @@ import {
   parseIp,
 } from '@netledger/accounting';
 import type { Cidr, IpAddress } from '@netledger/accounting';
-import { fnv1Hash32, isIpamError } from '@netledger/ipam-core';
+import { isIpamError } from '@netledger/ipam-core';
 import type { IPPool, IPReservation, IpamClient } from '@netledger/ipam-core';
 import { CniError, CniErrorCode } from './cni-error.js';
 import type { IpamResult } from './cni-result.js';
@@ -18,7 +18,7 @@ import type { CniRoute, GatewayConf } from './gateway-conf.js';
 import type { Logger } from './logger.js';
 
 /** One family's L2 segment: its subnet (the prefix results carry) and its gateway. */
-export interface Segment {
+interface Segment {
   readonly subnet: Cidr;
   readonly gateway: IpAddress;
 }
@@ -40,6 +40,13 @@ export interface FamilyPools {
 
 const invalid = (msg: string): CniError => new CniError(CniErrorCode.InvalidNetworkConfig, msg);
 
+/** FNV-1a, 32 bits, of the UTF-8 bytes of `text`. */
+function fnv1a32(text: string): number {
+  let h = 0x811c9dc5;
+  for (const byte of new TextEncoder().encode(text)) h = Math.imul(h ^ byte, 0x01000193) >>> 0;
+  return h;
+}
+
 /**
  * The IPReservation of a network's gateways: `netledger-gw-<network>-<hash>`, a DNS-1123 label
  * (at most 63 characters) whatever the network is called; the FNV-1a hash of the exact name keeps
@@ -51,7 +58,7 @@ export function reservationNameFor(network: string): string {
     .replace(/[^a-z0-9-]+/g, '-')
     .slice(0, 40)
     .replace(/^-+|-+$/g, '');
-  const hash = fnv1Hash32(network).toString(16).padStart(8, '0');
+  const hash = fnv1a32(network).toString(16).padStart(8, '0');
   return `netledger-gw-${readable === '' ? '' : `${readable}-`}${hash}`;
 }
 

@@ -1,10 +1,11 @@
-import { blockAllocations, isIpamError, sanitizeHandle } from '@netledger/ipam-core';
+import { isIpamError } from '@netledger/ipam-core';
 import type { Datastore } from '@netledger/ipam-core';
+import { blockAllocations, sanitizeHandle } from '@netledger/ipam-core/block';
 import { DEFAULT_INTERFACE, ownerOf } from './workload-identity.js';
 import type { AttachmentId } from './workload-identity.js';
 
 /** One live address of a handle, with the block it was allocated from. */
-export interface HeldAddress {
+interface HeldAddress {
   readonly ip: string;
   readonly blockCidr: string;
 }

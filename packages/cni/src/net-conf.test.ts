@@ -30,6 +30,7 @@ describe('parseNetConf defaults', () => {
         lockFile: DEFAULT_LOCK_FILE,
         logLevel: 'info',
         mode: 'calico',
+        featureControl: { ipAddrsNoIpam: false, floatingIps: false },
       },
     });
   });

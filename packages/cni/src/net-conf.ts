@@ -9,6 +9,8 @@ import { CniError, CniErrorCode, toCniError } from './cni-error.js';
 import type { Env } from './cni-request.js';
 import { parseGatewayConf } from './gateway-conf.js';
 import type { GatewayConf, ResultMode } from './gateway-conf.js';
+import type { FeatureControl } from './k8s/feature-control.js';
+import { parseFeatureControl } from './k8s/feature-control.js';
 
 /** Log levels of `log_level` (logrus names; `warn` is accepted for `warning`). */
 export type LogLevel = 'debug' | 'info' | 'warning' | 'error';
@@ -32,6 +34,8 @@ export interface IpamConf {
   readonly mode: ResultMode;
   /** The gateway-mode keys, present exactly when `mode` is `gateway`. */
   readonly gateway?: GatewayConf;
+  /** `feature_control`: Calico's gates on the `ipAddrsNoIpam` and `floatingIPs` annotations. */
+  readonly featureControl: FeatureControl;
 }
 
 /** One entry of GC's `cni.dev/valid-attachments`. */
@@ -237,6 +241,7 @@ export function parseNetConf(text: string, env: Env): NetConf {
       ...(logFilePath !== undefined && { logFilePath }),
       mode,
       ...(gateway !== undefined && { gateway }),
+      featureControl: parseFeatureControl(top, ipam),
     },
     ...(prev !== undefined && { prevResultIps: prev }),
     ...(attachments !== undefined && { validAttachments: attachments }),

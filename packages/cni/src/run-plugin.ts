@@ -13,6 +13,10 @@ import { cmdGc } from './cmd-gc.js';
 import { cmdStatus } from './cmd-status.js';
 import type { CommandContext } from './command-context.js';
 import type { HostLock, HostLockOptions } from './host-lock.js';
+import { cmdAddK8s } from './k8s/k8s-add.js';
+import { cmdCheckK8s } from './k8s/k8s-check.js';
+import { cmdDelK8s } from './k8s/k8s-del.js';
+import type { KubeApi } from './k8s/kube-reads.js';
 import { acquireHostLock } from './host-lock.js';
 import type { Logger } from './logger.js';
 import { silentLogger } from './logger.js';
@@ -46,6 +50,11 @@ export interface PluginDeps extends NodenameSources {
    * large) does not lengthen the section other invocations wait for. Optional.
    */
   readonly preloadDatastore?: (conf: DatastoreConfig) => Promise<void>;
+  /**
+   * The Kubernetes API on an opened `kubernetes` datastore's connection, for a Kubernetes pod's
+   * annotations, namespace and KubeVirt VM (k8s/); without it, pods are not read.
+   */
+  readonly kubeApi?: (datastore: Datastore) => Promise<KubeApi | undefined>;
   /** The logger for this invocation's config (default: silent). */
   readonly createLogger?: (ipam: IpamConf) => Logger;
   readonly clock?: Clock;
@@ -130,16 +139,16 @@ async function openFor(
 async function runCommand(ctx: CommandContext, version: SpecVersion): Promise<string> {
   switch (ctx.request.command) {
     case 'ADD': {
-      const result = await cmdAdd(ctx);
+      const result = ctx.kube ? await cmdAddK8s(ctx, ctx.kube) : await cmdAdd(ctx);
       const handle = handleIdFor(ctx.conf.name, ctx.request.containerId, ctx.request.ifname);
       ctx.log.info(`ADD ${handle}: ${result.ips.join(', ')}`);
       return printJson(formatResult(result, version));
     }
     case 'DEL':
-      await cmdDel(ctx);
+      await (ctx.kube ? cmdDelK8s(ctx, ctx.kube) : cmdDel(ctx));
       return '';
     case 'CHECK':
-      await cmdCheck(ctx);
+      await (ctx.kube ? cmdCheckK8s(ctx, ctx.kube) : cmdCheck(ctx));
       return '';
     case 'GC':
       await cmdGc(ctx);
@@ -204,6 +213,10 @@ export async function runCniPlugin(inv: PluginInvocation, deps: PluginDeps): Pro
           try {
             const clock = deps.clock ?? { now: () => Date.now() };
             const client = createIpamClient({ datastore, clock });
+            const kube =
+              conf.ipam.datastore.type === 'kubernetes' && cniArgs.k8s
+                ? await deps.kubeApi?.(datastore)
+                : undefined;
             const ctx: CommandContext = {
               client,
               datastore,
@@ -215,6 +228,7 @@ export async function runCniPlugin(inv: PluginInvocation, deps: PluginDeps): Pro
               log,
               // On the file store ADD registers its node, so a fresh host needs no setup step.
               registerNode: conf.ipam.datastore.type === 'file',
+              ...(kube && { kube }),
             };
             return await runCommand(ctx, version);
           } finally {

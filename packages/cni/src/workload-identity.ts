@@ -8,9 +8,9 @@ import type { CniArgs } from './cni-args.js';
 export const DEFAULT_INTERFACE = 'eth0';
 
 /** The attribute ADD records the container ID in (with {@link IFNAME_ATTR}). */
-export const CONTAINER_ID_ATTR = 'containerID';
+const CONTAINER_ID_ATTR = 'containerID';
 /** The attribute ADD records the interface name in. */
-export const IFNAME_ATTR = 'ifname';
+const IFNAME_ATTR = 'ifname';
 
 /** One attachment of a container to a network: the container and its interface. */
 export interface AttachmentId {

@@ -2,15 +2,6 @@ export { CtlError, isCtlError } from './ctl-error.js';
 export type { CtlErrorCode } from './ctl-error.js';
 export { CTL_VERSION } from './version.js';
 
-export { formatGoF, formatGoG } from './format/go-float.js';
-export { formatCount, formatCountShare } from './format/cells.js';
-export { renderTable } from './format/table.js';
-export type { ColumnAlign, TableSpec } from './format/table.js';
-export { renderColumns } from './format/columns.js';
-export { formatJson } from './output/format-json.js';
-export { parseOutputFormat, renderOutput } from './output/render-output.js';
-export type { OutputFormat } from './output/render-output.js';
-
 export { selectDatastore } from './config/datastore-config.js';
 export type { CtlEnv, SelectDatastoreOptions } from './config/datastore-config.js';
 
@@ -22,9 +13,9 @@ export {
   showUtilization,
 } from './commands/ipam-show.js';
 export type { BorrowedIp } from './commands/ipam-show.js';
-export { configureIpam, parseGoBool } from './commands/ipam-configure.js';
+export { configureIpam } from './commands/ipam-configure.js';
 export type { ConfigureOptions } from './commands/ipam-configure.js';
-export { assignAddresses, parseKeyValues, releaseHandle } from './commands/ipam-assign.js';
+export { assignAddresses, releaseHandle } from './commands/ipam-assign.js';
 export type { AssignCommandOptions } from './commands/ipam-assign.js';
 export {
   createNode,
@@ -39,8 +30,7 @@ export type { PoolFlags } from './commands/resources.js';
 export { parseManifests, runManifests } from './commands/manifests.js';
 export type { Manifest, ManifestAction, ManifestKind } from './commands/manifests.js';
 
-export { describeError, runCtl } from './cli/run-ctl.js';
-export { COMMANDS } from './cli/commands.js';
+export { runCtl } from './cli/run-ctl.js';
 export type {
   CommandContext,
   CommandOutput,
@@ -49,11 +39,11 @@ export type {
   Store,
 } from './cli/command-spec.js';
 
-export { checkIpam, formatAttrs } from './commands/ipam-check.js';
+export { checkIpam } from './commands/ipam-check.js';
 export type { CheckOptions, CheckResult } from './commands/ipam-check.js';
 export { parseCheckReport, serializeCheckReport } from './commands/check-report.js';
 export type { CheckReport, ReportAllocation, ReportHandle } from './commands/check-report.js';
-export { mergeReports, releaseFromReports, releaseIp } from './commands/ipam-release.js';
+export { releaseFromReports, releaseIp } from './commands/ipam-release.js';
 export type {
   MergedReports,
   NamedReport,
@@ -61,18 +51,6 @@ export type {
 } from './commands/ipam-release.js';
 export { splitPool } from './commands/ipam-split.js';
 export type { SplitOptions } from './commands/ipam-split.js';
-export {
-  CLUSTER_INFORMATION_KEY,
-  isLocked,
-  readClusterInformation,
-} from './commands/cluster-information.js';
 export { setDatastoreLock } from './commands/datastore-lock.js';
-export {
-  TUNNEL_HANDLE_PREFIXES,
-  exportDatastore,
-  importDatastore,
-  parseExport,
-  renameBlock,
-  renameHandle,
-} from './commands/datastore-migrate.js';
+export { exportDatastore, importDatastore, parseExport } from './commands/datastore-migrate.js';
 export type { NodeRenames } from './commands/datastore-migrate.js';

@@ -37,7 +37,10 @@ export interface DatastoreOpenerOptions {
     readonly requestTimeoutMs?: number;
   };
   /** The Kubernetes client's limits and timeout (datastore-k8s's defaults when absent). */
-  readonly kubernetes?: Pick<K8sDatastoreOptions, 'qps' | 'burst' | 'requestTimeoutMs'>;
+  readonly kubernetes?: Pick<
+    K8sDatastoreOptions,
+    'qps' | 'burst' | 'requestTimeoutMs' | 'maxSockets'
+  >;
 }
 
 /** Options of one `open`. */

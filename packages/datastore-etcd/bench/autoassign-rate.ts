@@ -3,7 +3,8 @@
 // client and with a long-lived one reading through a watch-fed mirror, the etcd writes and reads
 // each assign costs, and the Whereabouts scale case (500 pods on 100 nodes, all at once).
 import type { Datastore, IpamClient } from '@netledger/ipam-core';
-import { createIpamClient, createMirroredDatastore } from '@netledger/ipam-core';
+import { createIpamClient } from '@netledger/ipam-core';
+import { createMirroredDatastore } from '@netledger/ipam-core/adapter';
 import type { Etcd3 } from 'etcd3';
 import { createEtcdDatastore } from '../src/create-etcd-datastore.js';
 

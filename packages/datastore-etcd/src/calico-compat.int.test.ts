@@ -1,5 +1,6 @@
 import type { Datastore, IPPool } from '@netledger/ipam-core';
-import { IpamError, encodeValue } from '@netledger/ipam-core';
+import { IpamError } from '@netledger/ipam-core';
+import { encodeValue } from '@netledger/ipam-core/adapter';
 import { BIG_SEQUENCE, BlockBuilder, startEtcd } from '@netledger/testkit';
 import type { EtcdFixture } from '@netledger/testkit';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';

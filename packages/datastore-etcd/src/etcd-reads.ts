@@ -1,11 +1,11 @@
+import { IpamError } from '@netledger/ipam-core';
 import {
-  IpamError,
   describeKey,
   keyToPath,
   listPrefixes,
   matchesListOptions,
   pathToKey,
-} from '@netledger/ipam-core';
+} from '@netledger/ipam-core/adapter';
 import type { DatastoreKey, KVPair, Kind, ListOptions, ListResult } from '@netledger/ipam-core';
 import type { EtcdSession } from './etcd-session.js';
 import { prefixRange } from './prefix-range.js';
@@ -22,7 +22,7 @@ export interface EtcdReads {
 }
 
 /** At most this many range requests go into one `listMany` transaction (etcd's default cap is 128). */
-export const MAX_RANGES_PER_TXN = 64;
+const MAX_RANGES_PER_TXN = 64;
 
 /**
  * Creates linearizable reads over `session`. `get` fails `DoesNotExist`; `list` reads every prefix

@@ -11,7 +11,7 @@ export interface EtcdSessionOptions {
 }
 
 /** Options for one {@link EtcdSession.retrying} run. */
-export interface RetryOptions {
+interface RetryOptions {
   /** The etcd key the operation is about, for error messages. */
   readonly path?: string;
   /** Called before each retry after a connection-level failure (a write's outcome is now unknown). */

@@ -1,4 +1,5 @@
-import { IpamError, listPrefixes, matchesListOptions, pathToKey } from '@netledger/ipam-core';
+import { IpamError } from '@netledger/ipam-core';
+import { listPrefixes, matchesListOptions, pathToKey } from '@netledger/ipam-core/adapter';
 import type {
   KVPair,
   ListOptions,

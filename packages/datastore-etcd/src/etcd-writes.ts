@@ -1,4 +1,5 @@
-import { IpamError, describeKey, encodeValue, keyToPath } from '@netledger/ipam-core';
+import { IpamError } from '@netledger/ipam-core';
+import { describeKey, encodeValue, keyToPath } from '@netledger/ipam-core/adapter';
 import type { DatastoreKey, DeleteOptions, KVPair, Kind, NewKVPair } from '@netledger/ipam-core';
 import type { KvCompare, KvRequestOp, KvTxnResponse } from './etcd-kv.js';
 import type { EtcdSession } from './etcd-session.js';

@@ -1,5 +1,6 @@
 import type { Datastore, DatastoreKey } from '@netledger/ipam-core';
-import { IpamError, withCasRetry } from '@netledger/ipam-core';
+import { IpamError } from '@netledger/ipam-core';
+import { withCasRetry } from '@netledger/ipam-core/adapter';
 import { startEtcd } from '@netledger/testkit';
 import type { EtcdFixture } from '@netledger/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -17,7 +17,7 @@ export interface GatewayHttpOptions {
 }
 
 /** One POST to one endpoint. */
-export interface GatewayRequest {
+interface GatewayRequest {
   /** `http(s)://host:port`. */
   readonly endpoint: string;
   /** e.g. `/v3/kv/range`. */
@@ -29,7 +29,7 @@ export interface GatewayRequest {
 }
 
 /** Where a streaming answer goes. */
-export interface GatewayStreamHandlers {
+interface GatewayStreamHandlers {
   /** Each JSON object of the answer, as it completes. */
   onObject(value: unknown): void;
   /** The stream is over: the connection failed or ended, or etcd answered with an error status. */

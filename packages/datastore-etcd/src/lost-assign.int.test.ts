@@ -1,5 +1,6 @@
 import type { Datastore } from '@netledger/ipam-core';
-import { IpamError, createIpamClient, keyToPath } from '@netledger/ipam-core';
+import { IpamError, createIpamClient } from '@netledger/ipam-core';
+import { keyToPath } from '@netledger/ipam-core/adapter';
 import { startEtcd } from '@netledger/testkit';
 import type { EtcdFixture } from '@netledger/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

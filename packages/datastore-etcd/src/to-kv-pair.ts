@@ -1,4 +1,4 @@
-import { decodeValue } from '@netledger/ipam-core';
+import { decodeValue } from '@netledger/ipam-core/adapter';
 import type { DatastoreKey, KVPair, Kind } from '@netledger/ipam-core';
 
 /** The parts of an etcd key-value this adapter reads. */

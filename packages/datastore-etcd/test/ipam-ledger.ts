@@ -5,10 +5,10 @@ import type {
   IpamHandle,
   KVPair,
 } from '@netledger/ipam-core';
-import { blockAllocations, findBlockProblems } from '@netledger/ipam-core';
+import { blockAllocations, findBlockProblems } from '@netledger/ipam-core/block';
 
 /** One allocated address as the blocks record it. */
-export interface Allocation {
+interface Allocation {
   readonly ip: string;
   readonly block: string;
   /** The owning handle; undefined for an allocation without one. */
@@ -36,7 +36,7 @@ export interface IpamLedger {
 }
 
 /** A handle whose count in a block differs from the addresses the block holds for it. */
-export interface HandleMismatch {
+interface HandleMismatch {
   readonly handleId: string;
   readonly block: string;
   readonly counted: number;

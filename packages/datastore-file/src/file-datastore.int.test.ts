@@ -83,29 +83,35 @@ describe('file datastore across processes', () => {
     path = join(tmp.path, `store-${++n}`, 'datastore.json');
   });
 
-  it('loses no compare-and-swap increment when processes hammer one key', async () => {
-    const ds = await createFileDatastore({ path });
-    await ds.create({
-      key: counter,
-      value: { handleId: 'counter', block: { n: 0 }, deleted: false },
-    });
-    const children = [0, 1, 2].map(() => runWorker({ mode: 'increment', count: 150 }));
-    // Increments from this process too, interleaved with the children.
-    const bump = async (): Promise<boolean> => {
-      const kv = await ds.get(counter);
-      try {
-        await ds.update({ ...kv, value: { ...kv.value, block: { n: kv.value.block.n! + 1 } } });
-        return true;
-      } catch (e) {
-        if ((e as { code?: string }).code === 'UpdateConflict') return false;
-        throw e;
-      }
-    };
-    for (let i = 0; i < 50; i++) while (!(await bump()));
-    expect(await Promise.all(children.map((c) => c.exited))).toEqual([0, 0, 0]);
-    expect((await ds.get(counter)).value.block.n).toBe(3 * 150 + 50);
-    await ds.close();
-  });
+  // 500 fsync'd writes through one lock: a correctness test, so its time limit is only a guard
+  // against a hang, generous enough for a machine busy with other work.
+  it(
+    'loses no compare-and-swap increment when processes hammer one key',
+    { timeout: 120_000 },
+    async () => {
+      const ds = await createFileDatastore({ path });
+      await ds.create({
+        key: counter,
+        value: { handleId: 'counter', block: { n: 0 }, deleted: false },
+      });
+      const children = [0, 1, 2].map(() => runWorker({ mode: 'increment', count: 150 }));
+      // Increments from this process too, interleaved with the children.
+      const bump = async (): Promise<boolean> => {
+        const kv = await ds.get(counter);
+        try {
+          await ds.update({ ...kv, value: { ...kv.value, block: { n: kv.value.block.n! + 1 } } });
+          return true;
+        } catch (e) {
+          if ((e as { code?: string }).code === 'UpdateConflict') return false;
+          throw e;
+        }
+      };
+      for (let i = 0; i < 50; i++) while (!(await bump()));
+      expect(await Promise.all(children.map((c) => c.exited))).toEqual([0, 0, 0]);
+      expect((await ds.get(counter)).value.block.n).toBe(3 * 150 + 50);
+      await ds.close();
+    },
+  );
 
   it('sees writes of another process in a watch', async () => {
     const ds = await createFileDatastore({ path, watchIntervalMs: 20 });

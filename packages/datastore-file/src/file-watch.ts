@@ -1,11 +1,7 @@
-import { IpamError, createWatchHub, matchesListOptions } from '@netledger/ipam-core';
-import type {
-  ListOptions,
-  WatchEvent,
-  WatchHub,
-  WatchOptions,
-  WatchStream,
-} from '@netledger/ipam-core';
+import { IpamError } from '@netledger/ipam-core';
+import { createWatchHub, matchesListOptions } from '@netledger/ipam-core/adapter';
+import type { ListOptions, WatchEvent, WatchOptions, WatchStream } from '@netledger/ipam-core';
+import type { WatchHub } from '@netledger/ipam-core/adapter';
 import { toWatchEvent } from './history-events.js';
 import type { StoreSnapshot } from './store-snapshot.js';
 

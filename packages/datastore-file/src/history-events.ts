@@ -1,4 +1,4 @@
-import { decodeValue } from '@netledger/ipam-core';
+import { decodeValue } from '@netledger/ipam-core/adapter';
 import type { KVPair, WatchEvent } from '@netledger/ipam-core';
 import type { HistoryRecord, StoredEntry } from './store-snapshot.js';
 

@@ -1,4 +1,5 @@
-import { IpamError, SortedKeys } from '@netledger/ipam-core';
+import { IpamError } from '@netledger/ipam-core';
+import { SortedKeys } from '@netledger/ipam-core/adapter';
 import type { FileStamp, LoadedStore } from './store-file.js';
 import type { StoreFs } from './store-fs.js';
 import { loadStoreFile, sameStamp, statStamp } from './store-file.js';

@@ -1,5 +1,6 @@
 import { crc32 } from 'node:zlib';
-import { IpamError, decodeValue, keyToPath, pathToKey } from '@netledger/ipam-core';
+import { IpamError } from '@netledger/ipam-core';
+import { decodeValue, keyToPath, pathToKey } from '@netledger/ipam-core/adapter';
 import type { HistoryRecord, StoreSnapshot, StoredEntry } from './store-snapshot.js';
 import { STORE_FORMAT } from './store-snapshot.js';
 

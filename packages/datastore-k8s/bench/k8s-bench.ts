@@ -13,7 +13,8 @@ import { createIpamClient } from '@netledger/ipam-core';
 import { BlockBuilder, buildPool, startKubeApiserver } from '@netledger/testkit';
 import type { KubeApiserverFixture } from '@netledger/testkit';
 import { createK8sDatastore } from '../src/create-k8s-datastore.js';
-import { createKubeHttp, loadKubeConfig } from '../src/kube-http.js';
+import { loadKubeConfig } from '../src/kube-config.js';
+import { createKubeHttp } from '../src/kube-http.js';
 import { createTokenBucket } from '../src/token-bucket.js';
 
 const CRD_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'crds');

@@ -3,7 +3,7 @@
 // object written under any other name is invisible to Calico, and there is no migration path.
 import { createHash } from 'node:crypto';
 import type { AffinityType } from '@netledger/ipam-core';
-import { ipVersionOf } from '@netledger/ipam-core';
+import { ipVersionOf } from '@netledger/ipam-core/adapter';
 
 /** Label holding base32(SHA3-256(hostname)) on a BlockAffinity. */
 export const LABEL_HOSTNAME_HASH = 'projectcalico.org/hostname-hash';

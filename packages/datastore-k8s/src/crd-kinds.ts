@@ -7,9 +7,9 @@ import type {
   IpamHandle,
   Kind,
   ListOptions,
-  ValueByKind,
 } from '@netledger/ipam-core';
-import { ipVersionOf, matchesListOptions } from '@netledger/ipam-core';
+import type { ValueByKind } from '@netledger/ipam-core/adapter';
+import { ipVersionOf, matchesListOptions } from '@netledger/ipam-core/adapter';
 import {
   affinityLabelSelector,
   affinityLabels,
@@ -33,9 +33,9 @@ import type { ResourceKind } from './resource-crd-codec.js';
 import { decodeResource, encodeResource } from './resource-crd-codec.js';
 
 /** Calico's CRD group and version. */
-export const CRD_API_VERSION = 'crd.projectcalico.org/v1';
+const CRD_API_VERSION = 'crd.projectcalico.org/v1';
 /** The name of the IPAMConfig singleton. */
-export const IPAM_CONFIG_NAME = 'default';
+const IPAM_CONFIG_NAME = 'default';
 
 /** The kinds stored as Calico CRDs (Node is the Kubernetes Node; IPAMHost does not exist in KDD). */
 export type CrdKind = Exclude<Kind, 'Node' | 'IPAMHost'>;

@@ -15,7 +15,8 @@ import type {
   WatchOptions,
   WatchStream,
 } from '@netledger/ipam-core';
-import { IpamError, describeKey, isIpamError } from '@netledger/ipam-core';
+import { IpamError, isIpamError } from '@netledger/ipam-core';
+import { describeKey } from '@netledger/ipam-core/adapter';
 import type { CrdKind } from './crd-kinds.js';
 import {
   CRD_KINDS,
@@ -32,7 +33,9 @@ import type { K8sDatastoreOptions } from './k8s-datastore-options.js';
 import { resolveK8sOptions } from './k8s-datastore-options.js';
 import { createK8sWatch } from './k8s-watch.js';
 import type { KubeHttp, KubeResponse } from './kube-http.js';
-import { createKubeHttp, loadKubeConfig } from './kube-http.js';
+import { loadKubeConfig } from './kube-config.js';
+import { createKubeHttp } from './kube-http.js';
+import { registerObjectReader } from './kube-object-reader.js';
 import { nodeAnnotations, setAnnotations } from './node-codec.js';
 import { REWRITTEN } from './resource-crd-codec.js';
 import { updateNode } from './node-writes.js';
@@ -56,6 +59,7 @@ export function createK8sDatastore(options: K8sDatastoreOptions = {}): Datastore
   const http = createKubeHttp(kc, {
     requestTimeoutMs: o.requestTimeoutMs,
     limiter: createTokenBucket({ qps: o.qps, burst: o.burst }),
+    ...(o.maxSockets !== undefined && { maxSockets: o.maxSockets }),
   });
   return createDatastoreOnHttp(http);
 }
@@ -361,7 +365,7 @@ function createDatastoreOnHttp(http: KubeHttp): Datastore {
     );
   }
 
-  return {
+  const datastore: Datastore = {
     create,
     update,
     apply,
@@ -390,4 +394,6 @@ function createDatastoreOnHttp(http: KubeHttp): Datastore {
       http.close();
     },
   };
+  registerObjectReader(datastore, objects);
+  return datastore;
 }

@@ -10,3 +10,6 @@ export {
   handleName,
   hostnameHash,
 } from './calico-names.js';
+export { kubeObjectReaderOf } from './kube-object-reader.js';
+export type { KubeObjectReader } from './kube-object-reader.js';
+export type { JsonObject } from './ipam-crd-codec.js';

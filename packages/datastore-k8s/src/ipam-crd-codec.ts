@@ -8,15 +8,10 @@ import type {
   DatastoreKey,
   IpamConfigValue,
   IpamHandle,
-  JsonValue,
 } from '@netledger/ipam-core';
-import {
-  IpamError,
-  decodeValue,
-  encodeValue,
-  parseJson,
-  stringifyJson,
-} from '@netledger/ipam-core';
+import type { JsonValue } from '@netledger/ipam-core/adapter';
+import { IpamError } from '@netledger/ipam-core';
+import { decodeValue, encodeValue, parseJson, stringifyJson } from '@netledger/ipam-core/adapter';
 
 /** A JSON object as the API server sends it (integers beyond 2^53 as `bigint`). */
 export type JsonObject = { [key: string]: JsonValue };

@@ -5,6 +5,7 @@ import { K8S_DEFAULTS, resolveK8sOptions } from './k8s-datastore-options.js';
 describe('createK8sDatastore options', () => {
   it('applies the defaults', () => {
     expect(resolveK8sOptions({ kubeconfig: '/k' })).toEqual({ kubeconfig: '/k', ...K8S_DEFAULTS });
+    expect(resolveK8sOptions({ kubeconfig: '/k', maxSockets: 1 })).toMatchObject({ maxSockets: 1 });
   });
 
   it.each([
@@ -14,6 +15,7 @@ describe('createK8sDatastore options', () => {
     [{ kubeconfig: '/k', qps: 0 }, /qps must be a positive number, got 0/],
     [{ kubeconfig: '/k', burst: 1.5 }, /burst must be a positive integer/],
     [{ kubeconfig: '/k', requestTimeoutMs: -1 }, /requestTimeoutMs must be a positive integer/],
+    [{ kubeconfig: '/k', maxSockets: 0 }, /maxSockets must be a positive integer/],
   ])('refuses %j', (options, message) => {
     expect(() => resolveK8sOptions(options)).toThrow(message);
   });

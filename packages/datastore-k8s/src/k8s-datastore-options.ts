@@ -17,6 +17,12 @@ export interface K8sDatastoreOptions {
   readonly burst?: number;
   /** How long one request may wait for its answer, in ms (not watches; default 30 s). */
   readonly requestTimeoutMs?: number;
+  /**
+   * Connections to the API server at once (default: as many as requests in flight). A one-shot
+   * process such as the CNI plugin sets 1: its few concurrent reads then share one keep-alive
+   * connection instead of paying a TLS handshake each.
+   */
+  readonly maxSockets?: number;
 }
 
 /**
@@ -34,6 +40,7 @@ export interface ResolvedK8sOptions {
   readonly qps: number;
   readonly burst: number;
   readonly requestTimeoutMs: number;
+  readonly maxSockets?: number;
 }
 
 function positive(name: string, v: number | undefined, dflt: number, integer: boolean): number {
@@ -67,5 +74,8 @@ export function resolveK8sOptions(o: K8sDatastoreOptions): ResolvedK8sOptions {
       K8S_DEFAULTS.requestTimeoutMs,
       true,
     ),
+    ...(o.maxSockets !== undefined && {
+      maxSockets: positive('maxSockets', o.maxSockets, 1, true),
+    }),
   };
 }

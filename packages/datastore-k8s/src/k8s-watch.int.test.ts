@@ -4,7 +4,8 @@ import { decodeCrd } from './crd-kinds.js';
 import type { JsonObject } from './ipam-crd-codec.js';
 import { createK8sWatch } from './k8s-watch.js';
 import type { KubeHttp } from './kube-http.js';
-import { createKubeHttp, loadKubeConfig } from './kube-http.js';
+import { loadKubeConfig } from './kube-config.js';
+import { createKubeHttp } from './kube-http.js';
 import { createTokenBucket } from './token-bucket.js';
 
 const kube = createSharedKube();

@@ -8,7 +8,8 @@ import type {
   WatchOptions,
   WatchStream,
 } from '@netledger/ipam-core';
-import { IpamError, parseJson } from '@netledger/ipam-core';
+import { IpamError } from '@netledger/ipam-core';
+import { parseJson } from '@netledger/ipam-core/adapter';
 import type { JsonObject } from './ipam-crd-codec.js';
 import type { KubeHttp } from './kube-http.js';
 import { kubeStatusError, kubeTransportError } from './map-kube-error.js';

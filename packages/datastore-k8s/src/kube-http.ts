@@ -1,24 +1,21 @@
-// The API server connection: @kubernetes/client-node's KubeConfig for the kubeconfig file or the
-// in-cluster service account (server, CA, client certificates, tokens, exec and token-file
-// credentials), and a keep-alive HTTP client of our own. The library's request path parses JSON
-// with JSON.parse, which rounds Calico's uint64 sequence numbers; bodies here are read and written
-// with ipam-core's exact JSON codec instead.
+// The API server connection: a keep-alive HTTP client over a loaded kubeconfig (kube-config.ts:
+// server, CA, client certificates, tokens, token files, exec credentials). Bodies are read and
+// written with ipam-core's exact JSON codec: JSON.parse would round Calico's uint64 sequence
+// numbers.
 import type { ClientRequest, IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import type { RequestOptions } from 'node:https';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { KubeConfig } from '@kubernetes/client-node';
-import type { JsonValue } from '@netledger/ipam-core';
-import { IpamError, parseJson, stringifyJson } from '@netledger/ipam-core';
+import type { JsonValue } from '@netledger/ipam-core/adapter';
+import { IpamError } from '@netledger/ipam-core';
+import { parseJson, stringifyJson } from '@netledger/ipam-core/adapter';
+import type { KubeConfig } from './kube-config.js';
 import type { TokenBucket } from './token-bucket.js';
 
 /** Where the API server is and who we are to it. */
 export interface KubeConnectionOptions {
-  /** Path of a kubeconfig file; without it, the in-cluster service-account config is used. */
-  readonly kubeconfig?: string;
-  /** A context of the kubeconfig other than its current one. */
-  readonly context?: string;
   readonly requestTimeoutMs: number;
+  /** Connections at once (default unlimited). */
+  readonly maxSockets?: number;
   readonly limiter: TokenBucket;
 }
 
@@ -39,7 +36,7 @@ export interface KubeResponse {
 }
 
 /** An open streaming response (a watch): its lines until the server ends it or `abort()`. */
-export interface KubeStream {
+interface KubeStream {
   readonly status: number;
   /** The body, when the status is not 200 (the stream is then empty). */
   readonly body: JsonValue | undefined;
@@ -48,7 +45,7 @@ export interface KubeStream {
 }
 
 /** A request that got no HTTP answer (refused, reset, timed out). */
-export class TransportError extends Error {
+class TransportError extends Error {
   override readonly name = 'TransportError';
 }
 
@@ -62,46 +59,6 @@ export interface KubeHttp {
     query?: Readonly<Record<string, string | undefined>>;
   }): Promise<KubeStream>;
   close(): void;
-}
-
-/** Loads the kubeconfig (or the in-cluster config); throws `InvalidArgument` when unusable. */
-export function loadKubeConfig(opts: { kubeconfig?: string; context?: string }): KubeConfig {
-  const kc = new KubeConfig();
-  const source = opts.kubeconfig ?? 'the in-cluster service account';
-  try {
-    if (opts.kubeconfig !== undefined) kc.loadFromFile(opts.kubeconfig);
-    else {
-      if (!process.env.KUBERNETES_SERVICE_HOST || !process.env.KUBERNETES_SERVICE_PORT) {
-        throw new Error(
-          'KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set (not in a pod?); pass a kubeconfig',
-        );
-      }
-      kc.loadFromCluster();
-    }
-  } catch (e) {
-    throw new IpamError(
-      'InvalidArgument',
-      `cannot load Kubernetes config from ${source}: ${e instanceof Error ? e.message : String(e)}`,
-      { cause: e },
-    );
-  }
-  if (opts.context !== undefined) {
-    if (!kc.getContextObject(opts.context)) {
-      throw new IpamError(
-        'InvalidArgument',
-        `kubeconfig ${source} has no context ${JSON.stringify(opts.context)} (it has: ${kc
-          .getContexts()
-          .map((c) => c.name)
-          .join(', ')})`,
-      );
-    }
-    kc.setCurrentContext(opts.context);
-  }
-  const cluster = kc.getCurrentCluster();
-  if (!cluster?.server) {
-    throw new IpamError('InvalidArgument', `Kubernetes config ${source} names no cluster server`);
-  }
-  return kc;
 }
 
 function withQuery(path: string, query: KubeRequest['query']): string {
@@ -127,26 +84,32 @@ const RETRYABLE_ON_REUSED = new Set(['ECONNRESET', 'EPIPE']);
 
 /** Creates the HTTP client for a loaded config. */
 export function createKubeHttp(kc: KubeConfig, opts: KubeConnectionOptions): KubeHttp {
-  const server = kc.getCurrentCluster()!.server.replace(/\/$/, '');
+  const server = kc.server;
   const url = new URL(server);
   const secure = url.protocol === 'https:';
   let agent: HttpAgent | undefined;
   let closed = false;
 
-  // Credentials are applied per request: exec plugins and token files rotate tokens.
+  // Credentials are applied per request: exec plugins and token files rotate tokens. The agent
+  // takes the TLS settings, with an exec plugin's client certificate from its first credential.
   async function requestOptions(method: string, path: string, headers: OutgoingHttpHeaders) {
-    const o: RequestOptions = {};
-    await kc.applyToHTTPSOptions(o);
+    const creds = await kc.credentials();
+    const cert = creds.cert ?? kc.tls.cert;
+    const key = creds.key ?? kc.tls.key;
     agent ??= secure
       ? new HttpsAgent({
           keepAlive: true,
-          ...(o.ca !== undefined && { ca: o.ca }),
-          ...(o.cert !== undefined && { cert: o.cert }),
-          ...(o.key !== undefined && { key: o.key }),
-          ...(o.rejectUnauthorized !== undefined && { rejectUnauthorized: o.rejectUnauthorized }),
-          ...(o.servername !== undefined && { servername: o.servername }),
+          ...(opts.maxSockets !== undefined && { maxSockets: opts.maxSockets }),
+          rejectUnauthorized: kc.tls.rejectUnauthorized,
+          ...(kc.tls.ca !== undefined && { ca: kc.tls.ca }),
+          ...(cert !== undefined && { cert }),
+          ...(key !== undefined && { key }),
+          ...(kc.tls.servername !== undefined && { servername: kc.tls.servername }),
         })
-      : new HttpAgent({ keepAlive: true });
+      : new HttpAgent({
+          keepAlive: true,
+          ...(opts.maxSockets !== undefined && { maxSockets: opts.maxSockets }),
+        });
     return {
       method,
       protocol: url.protocol,
@@ -154,8 +117,10 @@ export function createKubeHttp(kc: KubeConfig, opts: KubeConnectionOptions): Kub
       port: url.port || (secure ? 443 : 80),
       path: `${url.pathname.replace(/\/$/, '')}${path}`,
       agent,
-      ...(o.auth !== undefined && { auth: o.auth }),
-      headers: { ...(o.headers as OutgoingHttpHeaders), ...headers },
+      headers: {
+        ...(creds.authorization !== undefined && { authorization: creds.authorization }),
+        ...headers,
+      },
     };
   }
 

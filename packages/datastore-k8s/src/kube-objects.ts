@@ -3,7 +3,8 @@
 // paths of each kind, affinities' two possible names, the hard delete that ends a soft delete,
 // and paginated lists.
 import type { DatastoreKey, KVPair, Kind } from '@netledger/ipam-core';
-import { IpamError, describeKey, isIpamError } from '@netledger/ipam-core';
+import { IpamError, isIpamError } from '@netledger/ipam-core';
+import { describeKey } from '@netledger/ipam-core/adapter';
 import { alternateAffinityName } from './calico-names.js';
 import type { CrdKind } from './crd-kinds.js';
 import { CRD_KINDS, crdPath, decodeCrd, describeObject, objectName } from './crd-kinds.js';

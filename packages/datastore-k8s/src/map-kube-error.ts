@@ -1,6 +1,6 @@
 import type { IpamErrorCode } from '@netledger/ipam-core';
 import { IpamError } from '@netledger/ipam-core';
-import type { JsonValue } from '@netledger/ipam-core';
+import type { JsonValue } from '@netledger/ipam-core/adapter';
 
 /** What a failed API call was about, for the error message. */
 export interface KubeCallContext {
@@ -18,7 +18,7 @@ const isObject = (v: unknown): v is Record<string, JsonValue> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The `reason` and `message` of a Kubernetes `Status` body, if it is one. */
-export function statusOf(body: JsonValue | undefined): { reason?: string; message?: string } {
+function statusOf(body: JsonValue | undefined): { reason?: string; message?: string } {
   if (!isObject(body) || body.kind !== 'Status') return {};
   return {
     ...(typeof body.reason === 'string' && { reason: body.reason }),
@@ -27,7 +27,7 @@ export function statusOf(body: JsonValue | undefined): { reason?: string; messag
 }
 
 /** The IpamError code for an HTTP status and a Status reason from the API server. */
-export function codeForStatus(status: number, reason: string | undefined): IpamErrorCode {
+function codeForStatus(status: number, reason: string | undefined): IpamErrorCode {
   if (status === 404) return 'DoesNotExist';
   if (status === 409) return reason === 'AlreadyExists' ? 'AlreadyExists' : 'UpdateConflict';
   if (status === 410) return 'WatchExpired';

@@ -3,12 +3,13 @@
 // own labels and annotations are JSON in `projectcalico.org/labels` / `projectcalico.org/annotations`
 // and the node's Kubernetes labels are merged over them on read (Kubernetes wins); BGP, VXLAN and
 // WireGuard addresses are one annotation each. Kubernetes labels are never written.
-import type { JsonValue, Node } from '@netledger/ipam-core';
+import type { Node } from '@netledger/ipam-core';
+import type { JsonValue } from '@netledger/ipam-core/adapter';
 import type { JsonObject } from './ipam-crd-codec.js';
 import { BadSpec } from './ipam-crd-codec.js';
 
 /** Calico's Node annotations (node.go and resources.go). */
-export const NODE_ANNOTATIONS = {
+const NODE_ANNOTATIONS = {
   labels: 'projectcalico.org/labels',
   annotations: 'projectcalico.org/annotations',
   kubeLabels: 'projectcalico.org/kube-labels',
@@ -49,7 +50,7 @@ const STATUS_FIELDS = [
 ] as const;
 
 /** Every annotation this codec owns: a write sets or removes each of them. */
-export const OWNED_NODE_ANNOTATIONS: readonly string[] = Object.values(NODE_ANNOTATIONS).filter(
+const OWNED_NODE_ANNOTATIONS: readonly string[] = Object.values(NODE_ANNOTATIONS).filter(
   (a) => a !== NODE_ANNOTATIONS.kubeLabels,
 );
 

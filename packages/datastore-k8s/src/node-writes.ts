@@ -1,7 +1,8 @@
 // Writes of Calico's Node data on Kubernetes: only Calico's annotations change, through the
 // status subresource as Calico does, with the revision read as the precondition.
 import type { DatastoreKey, KVPair, Kind } from '@netledger/ipam-core';
-import { IpamError, describeKey } from '@netledger/ipam-core';
+import { IpamError } from '@netledger/ipam-core';
+import { describeKey } from '@netledger/ipam-core/adapter';
 import { describeObject } from './crd-kinds.js';
 import type { KubeObjects } from './kube-objects.js';
 import { isObject, meta, metaString } from './kube-objects.js';

@@ -2,14 +2,9 @@
 // CRDs: KDD stores the v3 spec unchanged, so only the object metadata needs care. The API server
 // owns uid, resourceVersion, generation, creationTimestamp and managedFields: they are not part of
 // the value (the uid and resourceVersion are the KVPair's `uid` and `revision`).
-import type {
-  ClusterInformation,
-  DatastoreKey,
-  IPPool,
-  IPReservation,
-  JsonValue,
-} from '@netledger/ipam-core';
-import { decodeValue, stringifyJson } from '@netledger/ipam-core';
+import type { ClusterInformation, DatastoreKey, IPPool, IPReservation } from '@netledger/ipam-core';
+import type { JsonValue } from '@netledger/ipam-core/adapter';
+import { decodeValue, stringifyJson } from '@netledger/ipam-core/adapter';
 import type { JsonObject } from './ipam-crd-codec.js';
 import { BadSpec } from './ipam-crd-codec.js';
 
@@ -65,7 +60,7 @@ function withoutRewritten(out: JsonObject): JsonObject {
 }
 
 /** The metadata to send for a value: what a writer may set, with the name of the key. */
-export function writableMetadata(metadata: object, name: string): JsonObject {
+function writableMetadata(metadata: object, name: string): JsonObject {
   const out: JsonObject = {};
   for (const [k, v] of Object.entries(metadata)) {
     if (WRITABLE_META.has(k) && !isEmpty(v)) out[k] = v as JsonValue;
@@ -75,7 +70,7 @@ export function writableMetadata(metadata: object, name: string): JsonObject {
 }
 
 /** The metadata of a value read from the API server (server-owned fields removed). */
-export function valueMetadata(raw: JsonValue | undefined): JsonObject {
+function valueMetadata(raw: JsonValue | undefined): JsonObject {
   if (!isObject(raw)) throw new BadSpec('metadata is missing');
   const out: JsonObject = {};
   for (const [k, v] of Object.entries(raw)) {
@@ -89,7 +84,7 @@ export function valueMetadata(raw: JsonValue | undefined): JsonObject {
  * so: its `reservedCIDRs` items are `format: cidr`, so a bare address (which Calico's v3 API
  * accepts, meaning /32 or /128) is stored as a host CIDR and read back as written.
  */
-export const RESERVED_AS_WRITTEN = 'netledger.io/reserved-cidrs-as-written';
+const RESERVED_AS_WRITTEN = 'netledger.io/reserved-cidrs-as-written';
 
 const hostCidr = (entry: string): string =>
   entry.includes('/') ? entry : `${entry.trim()}/${entry.includes(':') ? 128 : 32}`;

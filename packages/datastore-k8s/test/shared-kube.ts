@@ -1,15 +1,17 @@
 import { dirname, join } from 'node:path';
+import { beforeAll } from 'vitest';
 import { fileURLToPath } from 'node:url';
 import type { Datastore } from '@netledger/ipam-core';
 import { startKubeApiserver } from '@netledger/testkit';
 import type { KubeApiserverFixture } from '@netledger/testkit';
 import { createK8sDatastore } from '../src/create-k8s-datastore.js';
 import type { K8sDatastoreOptions } from '../src/k8s-datastore-options.js';
-import { createKubeHttp, loadKubeConfig } from '../src/kube-http.js';
+import { loadKubeConfig } from '../src/kube-config.js';
+import { createKubeHttp } from '../src/kube-http.js';
 import { createTokenBucket } from '../src/token-bucket.js';
 
 /** The package's CRD manifests (Calico's, unchanged). */
-export const CRD_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'crds');
+const CRD_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', 'crds');
 
 const CRDS = [
   'ipamblocks',
@@ -37,9 +39,15 @@ async function must(api: KubeApiserverFixture, args: string[]): Promise<string> 
   return r.stdout;
 }
 
-/** Starts the API server on first use; the file stops it in `afterAll`. */
+/**
+ * Starts the API server in the file's `beforeAll` (never inside a test, whose time limit is for the
+ * test: a start on a busy machine can take tens of seconds); the file stops it in `afterAll`.
+ */
 export function createSharedKube(): SharedKube {
   let started: Promise<KubeApiserverFixture> | undefined;
+  beforeAll(async () => {
+    await get();
+  }, 180_000);
   const get = (): Promise<KubeApiserverFixture> =>
     (started ??= (async () => {
       const api = await startKubeApiserver();

@@ -20,7 +20,7 @@ export function familyBits(family: IpFamily): 32 | 128 {
 }
 
 /** The highest address of the subnet (the broadcast address, for IPv4). */
-export function lastOf(subnet: Cidr): bigint {
+function lastOf(subnet: Cidr): bigint {
   return lastAddress(subnet).value;
 }
 

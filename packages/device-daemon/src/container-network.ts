@@ -1,7 +1,7 @@
 import type { IpFamily } from './address.js';
 
 /** How a container attaches to the network: IPAM pool, the host's netns, or left alone. */
-export type NetworkMode = 'pool' | 'host' | 'none';
+type NetworkMode = 'pool' | 'host' | 'none';
 
 /** A static address asked for in run.json (`ipv4_address` or the flat `ip`; `ipv6_address`). */
 export interface StaticAddress {

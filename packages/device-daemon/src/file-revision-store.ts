@@ -12,7 +12,7 @@ export interface RevisionStore {
 }
 
 /** The name of the last good revision file inside the data directory, beside the leases. */
-export const REVISION_FILE = 'last-good-revision.json';
+const REVISION_FILE = 'last-good-revision.json';
 
 /** A {@link RevisionStore} in `dir`: `last-good-revision.json`, replaced atomically. */
 export function createFileRevisionStore(opts: { readonly dir: string }): RevisionStore {

@@ -7,7 +7,7 @@ import type { Logger } from './logger.js';
 import type { RevisionFiles } from './revision.js';
 
 /** The HTTP status of each error code. */
-export function statusOf(code: DeviceErrorCode): number {
+function statusOf(code: DeviceErrorCode): number {
   switch (code) {
     case 'BadRequest':
     case 'InvalidDeviceJson':

@@ -16,7 +16,7 @@ export interface NatApplyArgs {
 }
 
 /** What a NAT apply did; `warnings` are logged, never thrown: NAT failure leaves pools usable. */
-export interface NatApplyResult {
+interface NatApplyResult {
   readonly backend: NatBackend;
   readonly warnings: readonly string[];
 }

@@ -3,7 +3,7 @@ import type { Pool, PoolFamily } from './pool.js';
 import { poolFamily } from './pool.js';
 
 /** The nftables tables owned by netledger (`table ip netledger`, `table ip6 netledger`); nothing else is touched. */
-export const NFT_TABLE = 'netledger';
+const NFT_TABLE = 'netledger';
 
 /** The pools masqueraded in one family, with that family's side of each. */
 export function natSides(

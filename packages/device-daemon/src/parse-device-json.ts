@@ -18,7 +18,7 @@ import { isValidName } from './validate-name.js';
  * Accepted pool prefixes per family. IPv4: /8 to /30 (a /30 leaves one container address). IPv6:
  * /64 (one link's worth) to /126 (two container addresses).
  */
-export const POOL_PREFIX: Record<IpFamily, { readonly min: number; readonly max: number }> = {
+const POOL_PREFIX: Record<IpFamily, { readonly min: number; readonly max: number }> = {
   4: { min: 8, max: 30 },
   6: { min: 64, max: 126 },
 };

@@ -6,7 +6,7 @@ import { poolFamily } from './pool.js';
 import type { BakedAddress } from './scan-lxc-config.js';
 
 /** What happened to one baked address; `reserved` is the only outcome that adds a lease. */
-export type BakedOutcome =
+type BakedOutcome =
   'reserved' | 'outside-pools' | 'gateway-clash' | 'not-host-address' | 'duplicate';
 
 /** The log-worthy result of reserving one baked address. */

@@ -26,7 +26,7 @@ export function createMemoryLogger(): Logger & {
 }
 
 /** A lease store in memory (through the real codec), counting its saves. */
-export function createMemoryLeaseStore(initial?: PersistedState): LeaseStore & { saves: number } {
+function createMemoryLeaseStore(initial?: PersistedState): LeaseStore & { saves: number } {
   let current = initial === undefined ? undefined : encodeLeaseFile(initial);
   const store = {
     saves: 0,
@@ -42,9 +42,7 @@ export function createMemoryLeaseStore(initial?: PersistedState): LeaseStore & {
 }
 
 /** A revision store in memory (through the real codec), counting its saves. */
-export function createMemoryRevisionStore(
-  initial?: RevisionFiles,
-): RevisionStore & { saves: number } {
+function createMemoryRevisionStore(initial?: RevisionFiles): RevisionStore & { saves: number } {
   let current = initial === undefined ? undefined : encodeRevisionFile(initial);
   const store = {
     saves: 0,

@@ -1,14 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  createIpamClient,
-  createMemoryDatastore,
-  decodeValue,
-  encodeValue,
-  newBlock,
-  pathToKey,
-} from '../src/index.js';
+import { createIpamClient, createMemoryDatastore } from '../src/index.js';
+import { decodeValue, encodeValue, pathToKey } from '../src/adapter.js';
+import { newBlock } from '../src/block.js';
 import type { Datastore, DatastoreKey, IpamClient, Kind } from '../src/index.js';
 
 // The golden corpus (test/golden/README.md): the bytes Calico's Go code writes for each kind.

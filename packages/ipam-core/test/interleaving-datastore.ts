@@ -2,10 +2,10 @@ import type { Datastore, KVPair } from '../src/datastore/datastore.js';
 import type { DatastoreKey, Kind } from '../src/model/keys.js';
 
 /** The Datastore operations a hook can be attached to. */
-export type DatastoreOperation = 'create' | 'update' | 'apply' | 'delete' | 'get' | 'list';
+type DatastoreOperation = 'create' | 'update' | 'apply' | 'delete' | 'get' | 'list';
 
 /** What a hook sees: the call it runs around, and the wrapped store to act on directly. */
-export interface HookCall {
+interface HookCall {
   readonly op: DatastoreOperation;
   readonly kind: Kind;
   /** The key (absent for `list`). */
@@ -19,7 +19,7 @@ export interface HookCall {
 }
 
 /** A hook: run `run` before or after the `times`-th-and-later matching calls (once by default). */
-export interface Hook {
+interface Hook {
   readonly when: 'before' | 'after';
   readonly op: DatastoreOperation;
   readonly kind: Kind;

@@ -10,13 +10,13 @@ import type { InterleavingDatastore } from './interleaving-datastore.js';
 import { createInterleavingDatastore } from './interleaving-datastore.js';
 
 /** A clock the test moves by hand. */
-export interface ManualClock extends Clock {
+interface ManualClock extends Clock {
   advance(ms: number): void;
   set(ms: number): void;
 }
 
 /** Starts at `start` (whole seconds by default, so claim times are exact). */
-export function createManualClock(start = Date.parse('2026-03-01T00:00:00Z')): ManualClock {
+function createManualClock(start = Date.parse('2026-03-01T00:00:00Z')): ManualClock {
   let now = start;
   return {
     now: () => now,

@@ -1,5 +1,6 @@
 import type { Datastore, DatastoreKey, KVPair, WatchEvent } from '@netledger/ipam-core';
-import { IpamError, keyToPath } from '@netledger/ipam-core';
+import { IpamError } from '@netledger/ipam-core';
+import { keyToPath } from '@netledger/ipam-core/adapter';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BIG_SEQUENCE, BlockBuilder, buildPool } from './builders.js';
 

@@ -42,7 +42,7 @@ export interface EtcdFixtureTls {
 }
 
 /** One etcd process of a fixture. */
-export interface EtcdMember {
+interface EtcdMember {
   readonly name: string;
   /** Client URL, e.g. `http://127.0.0.1:23790` (`https://` with `tls`). */
   readonly clientUrl: string;
@@ -96,7 +96,7 @@ function goArch(): string | undefined {
 }
 
 /** The etcd binary to run; throws {@link MISSING} when there is none (tests fail, never skip). */
-export function resolveEtcdBin(bin?: string): string {
+function resolveEtcdBin(bin?: string): string {
   const path = bin ?? process.env.ETCD_BIN ?? '/usr/bin/etcd';
   if (!existsSync(path)) throw new Error(`${MISSING} (looked for ${path})`);
   const probe = spawnSync(path, ['--version'], { encoding: 'utf8', env: etcdEnv() });

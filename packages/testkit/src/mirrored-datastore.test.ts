@@ -1,4 +1,5 @@
-import { KINDS, createMemoryDatastore, createMirroredDatastore } from '@netledger/ipam-core';
+import { KINDS, createMemoryDatastore } from '@netledger/ipam-core';
+import { createMirroredDatastore } from '@netledger/ipam-core/adapter';
 import { describeDatastoreContract } from './datastore-contract.js';
 
 // The mirror must be indistinguishable from the store it fronts: once with the default kinds,

@@ -1,4 +1,5 @@
-import { KINDS, createMemoryDatastore, createMirroredDatastore } from '@netledger/ipam-core';
+import { KINDS, createMemoryDatastore } from '@netledger/ipam-core';
+import { createMirroredDatastore } from '@netledger/ipam-core/adapter';
 import { describeIpamScenarios } from './index.js';
 
 // The IPAM client over a mirror must behave as over the store: with the default kinds (what a

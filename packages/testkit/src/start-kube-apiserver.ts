@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -75,7 +76,18 @@ export function chooseKubectl(env: NodeJS.ProcessEnv, pinned: string | undefined
   return pinned;
 }
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+/** The workspace root: up from this file (or a bundle of it) to pnpm-workspace.yaml. */
+function workspaceRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'pnpm-workspace.yaml'))) {
+    const up = dirname(dir);
+    if (up === dir) throw new Error('kube-test-apiserver: cannot find the workspace root');
+    dir = up;
+  }
+  return dir;
+}
+
+const root = workspaceRoot();
 const TOOL = join(root, 'tools', 'kube-test-apiserver', 'src', 'main.ts');
 const RUN_TS = join(root, 'scripts', 'run-ts.mjs');
 

@@ -1,6 +1,7 @@
 // ipam-core on the in-process memory store: the hot path and the bulk operations.
 import type { Datastore, IpamClient } from '@netledger/ipam-core';
-import { createIpamClient, createMemoryDatastore, newBlock } from '@netledger/ipam-core';
+import { createIpamClient, createMemoryDatastore } from '@netledger/ipam-core';
+import { newBlock } from '@netledger/ipam-core/block';
 import { formatCidr, parseCidr } from '@netledger/accounting';
 import type { BenchResult } from './bench-report.js';
 import { percentile, writeBenchResults } from './bench-report.js';

@@ -39,6 +39,18 @@ async function tail(log: string, lines = 40): Promise<string> {
   return (await readFile(log, 'utf8')).split('\n').slice(-lines).join('\n');
 }
 
+/** The lines of a test log that name failed tests (vitest's FAIL and × lines), at most 40. */
+async function failures(log: string): Promise<string> {
+  const lines = (await readFile(log, 'utf8')).split('\n');
+  // eslint-disable-next-line no-control-regex
+  const plain = (line: string): string => line.replace(/\x1b\[[0-9;]*m/g, '');
+  return lines
+    .map(plain)
+    .filter((line) => / FAIL | × /.test(line))
+    .slice(0, 40)
+    .join('\n');
+}
+
 // The README promises a newcomer two commands on a machine with Node.js and npm only. This runs
 // them in a fresh clone of this checkout's HEAD, with no pnpm on PATH and none of the variables
 // a test runner sets. The inner `npm test` is told not to run this check again.
@@ -86,7 +98,11 @@ describe("the README's two commands on a fresh clone with no pnpm on PATH", () =
       console.log(
         `fresh clone: npm test exited ${r.status} after ${r.seconds.toFixed(0)} s: ${last}`,
       );
-      if (r.status !== 0) throw new Error(`npm test exited ${r.status}:\n${await tail(log, 80)}`);
+      if (r.status !== 0) {
+        throw new Error(
+          `npm test exited ${r.status}; failed:\n${await failures(log)}\n...\n${await tail(log, 30)}`,
+        );
+      }
       const counts = /^(\d+) passed, (\d+) failed$/.exec(last);
       expect(counts).not.toBeNull();
       expect(Number(counts![1])).toBeGreaterThan(0);

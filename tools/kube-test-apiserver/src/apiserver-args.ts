@@ -1,10 +1,10 @@
 import type { ApiserverCertificates } from './certificates.js';
 
 /** The ServiceAccount issuer (and so the default API audience) of the test API server. */
-export const SERVICE_ACCOUNT_ISSUER = 'https://kubernetes.default.svc.cluster.local';
+const SERVICE_ACCOUNT_ISSUER = 'https://kubernetes.default.svc.cluster.local';
 
 /** The Service ClusterIP range (the `kubernetes` Service gets its first address). */
-export const SERVICE_CLUSTER_IP_RANGE = '10.96.0.0/12';
+const SERVICE_CLUSTER_IP_RANGE = '10.96.0.0/12';
 
 /** What {@link apiserverArgs} needs. */
 export interface ApiserverArgsInput {

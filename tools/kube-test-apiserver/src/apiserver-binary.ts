@@ -10,9 +10,9 @@ import type { GoToolchain } from './go-toolchain.js';
 import { KubeTestApiserverError } from './kube-test-apiserver-error.js';
 
 /** The Go package built from the pinned module. */
-export const APISERVER_PACKAGE = 'k8s.io/kubernetes/cmd/kube-apiserver';
+const APISERVER_PACKAGE = 'k8s.io/kubernetes/cmd/kube-apiserver';
 /** Built beside it from the same pin: the kubectl tests use where the machine has none. */
-export const KUBECTL_PACKAGE = 'k8s.io/kubernetes/cmd/kubectl';
+const KUBECTL_PACKAGE = 'k8s.io/kubernetes/cmd/kubectl';
 
 /**
  * The Go module that pins kube-apiserver: `go/` in this package, found by walking up from this
@@ -78,7 +78,7 @@ export function buildLdflags(version: string): string {
 }
 
 /** Where a kube-apiserver binary came from. */
-export type BinarySource = 'KUBE_APISERVER' | 'cache' | 'built';
+type BinarySource = 'KUBE_APISERVER' | 'cache' | 'built';
 
 /** Options for {@link resolveKubeApiserver}. */
 export interface ResolveOptions {

@@ -21,7 +21,7 @@ export interface ApiserverCertificates {
 }
 
 /** The names the API server answers to: the listen address, loopback and the in-cluster names. */
-export function servingSubjectAltNames(host: string): string {
+function servingSubjectAltNames(host: string): string {
   const ips = [...new Set([host, '127.0.0.1', '::1'])].filter((h) => isIP(h) !== 0);
   const dns = [
     'localhost',

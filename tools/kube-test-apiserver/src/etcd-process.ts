@@ -12,7 +12,7 @@ export interface EtcdPorts {
 }
 
 /** etcd's flags for a single member with its data under `dir`. */
-export function etcdArgs(dir: string, ports: EtcdPorts): string[] {
+function etcdArgs(dir: string, ports: EtcdPorts): string[] {
   const client = `http://127.0.0.1:${ports.client}`;
   const peer = `http://127.0.0.1:${ports.peer}`;
   return [
@@ -30,7 +30,7 @@ export function etcdArgs(dir: string, ports: EtcdPorts): string[] {
 }
 
 /** The environment for etcd: ours without ETCD_* (etcd reads those as flags). */
-export function etcdEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+function etcdEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return Object.fromEntries(Object.entries(env).filter(([k]) => !k.startsWith('ETCD_')));
 }
 

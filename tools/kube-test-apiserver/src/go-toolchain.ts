@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { KubeTestApiserverError } from './kube-test-apiserver-error.js';
 
 /** The oldest Go that builds the pinned module (its go.mod says `go 1.24.0`). */
-export const MIN_GO = { major: 1, minor: 24 } as const;
+const MIN_GO = { major: 1, minor: 24 } as const;
 
 /** A usable Go toolchain. */
 export interface GoToolchain {
@@ -19,7 +19,7 @@ export function parseGoVersion(output: string): { text: string; major: number; m
 }
 
 /** The message for a machine without a usable Go: what to install, or how to do without. */
-export function noGoMessage(detail: string): string {
+function noGoMessage(detail: string): string {
   return (
     `kube-test-apiserver builds kube-apiserver from source and needs Go ${MIN_GO.major}.${MIN_GO.minor} ` +
     `or newer with access to the Go module proxy: ${detail}.\n` +

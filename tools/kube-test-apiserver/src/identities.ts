@@ -5,7 +5,7 @@ export const APPS = ['cni-plugin', 'ctl', 'kube-controllers', 'node-agent'] as c
 export type AppName = (typeof APPS)[number];
 
 /** The namespace of the apps' ServiceAccounts (as Calico's own components run). */
-export const APP_NAMESPACE = 'kube-system';
+const APP_NAMESPACE = 'kube-system';
 
 /** A user of the static token file, and the kubeconfig user and context that carry its token. */
 export interface Identity {

@@ -44,7 +44,7 @@ export function renderKubeconfig(input: KubeconfigInput): string {
 }
 
 /** The tokens file written beside the kubeconfig (`<kubeconfig>.tokens.json`). */
-export interface TokensFile {
+interface TokensFile {
   readonly server: string;
   readonly kubeconfig: string;
   readonly admin: Identity;

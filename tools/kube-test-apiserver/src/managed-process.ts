@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 
 /** How a child process ended. */
-export interface ProcessExit {
+interface ProcessExit {
   readonly code: number | null;
   readonly signal: NodeJS.Signals | null;
 }

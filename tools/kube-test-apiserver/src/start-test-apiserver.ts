@@ -49,12 +49,12 @@ export interface RunningTestApiserver {
 }
 
 /** The namespaces tests rely on; the API server's own controller makes them, we make sure. */
-export const SYSTEM_NAMESPACES = ['default', 'kube-system'] as const;
+const SYSTEM_NAMESPACES = ['default', 'kube-system'] as const;
 
 const STOP_GRACE_MS = 10_000;
 
 /** `https://127.0.0.1:6443` or `https://[::1]:6443`. */
-export function serverUrl(host: string, port: number): string {
+function serverUrl(host: string, port: number): string {
   return `https://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 

@@ -63,7 +63,7 @@ function findCommand(argv: readonly string[]): {
 const oneLine = (s: string): string => s.replace(/\s*\n\s*/g, ' ').trim();
 
 /** The message and exit code for an error: 2 for usage errors, 1 for everything else. */
-export function describeError(e: unknown): { message: string; exitCode: number } {
+function describeError(e: unknown): { message: string; exitCode: number } {
   if (isCtlError(e)) return { message: oneLine(e.message), exitCode: e.code === 'Usage' ? 2 : 1 };
   if (isIpamError(e)) return { message: oneLine(e.message), exitCode: 1 };
   if (e instanceof Error) return { message: oneLine(e.message), exitCode: 1 };

@@ -1,5 +1,5 @@
-import { parseJson } from '@netledger/ipam-core';
-import type { JsonValue } from '@netledger/ipam-core';
+import { parseJson } from '@netledger/ipam-core/adapter';
+import type { JsonValue } from '@netledger/ipam-core/adapter';
 import { CtlError } from '../ctl-error.js';
 import { formatJson } from '../output/format-json.js';
 

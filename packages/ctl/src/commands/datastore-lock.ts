@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Datastore } from '@netledger/ipam-core';
-import { withCasRetry } from '@netledger/ipam-core';
+import { withCasRetry } from '@netledger/ipam-core/adapter';
 import { CLUSTER_INFORMATION_KEY, readClusterInformation } from './cluster-information.js';
 
 /**

@@ -6,22 +6,22 @@ import {
   parseJson,
   pathToKey,
   stringifyJson,
-} from '@netledger/ipam-core';
+} from '@netledger/ipam-core/adapter';
 import type {
   AllocationBlock,
   Datastore,
   DatastoreKey,
-  JsonValue,
   KVPair,
   Kind,
   NewKVPair,
 } from '@netledger/ipam-core';
+import type { JsonValue } from '@netledger/ipam-core/adapter';
 import { CtlError } from '../ctl-error.js';
 import { formatJson } from '../output/format-json.js';
 import { CLUSTER_INFORMATION_KEY, readClusterInformation } from './cluster-information.js';
 
 /** Handle prefixes of tunnel addresses; Calico's migration misses the two v6 ones (fixed here). */
-export const TUNNEL_HANDLE_PREFIXES = [
+const TUNNEL_HANDLE_PREFIXES = [
   'ipip-tunnel-addr-',
   'vxlan-tunnel-addr-',
   'vxlan-v6-tunnel-addr-',
@@ -56,7 +56,7 @@ function renameAttrs(
 }
 
 /** A block with its affinity, owner `node` attributes and tunnel handles renamed. */
-export function renameBlock(block: AllocationBlock, renames: NodeRenames): AllocationBlock {
+function renameBlock(block: AllocationBlock, renames: NodeRenames): AllocationBlock {
   const affinity =
     block.affinity?.startsWith('host:') === true
       ? `host:${renameNode(block.affinity.slice(5), renames)}`

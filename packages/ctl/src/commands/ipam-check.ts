@@ -1,12 +1,7 @@
 import { cidrContainsIp, formatIp, parseCidr, parseIp } from '@netledger/accounting';
-import type {
-  AllocationAttribute,
-  AllocationKind,
-  BlockAllocation,
-  Datastore,
-  Node,
-} from '@netledger/ipam-core';
-import { blockAllocations, findBlockProblems } from '@netledger/ipam-core';
+import type { AllocationAttribute, Datastore, Node } from '@netledger/ipam-core';
+import type { AllocationKind, BlockAllocation } from '@netledger/ipam-core/block';
+import { blockAllocations, findBlockProblems } from '@netledger/ipam-core/block';
 import type { CheckReport, ReportAllocation, ReportHandle } from './check-report.js';
 import { readClusterInformation } from './cluster-information.js';
 
@@ -71,7 +66,7 @@ const kvs = (m: Readonly<Record<string, string>> | undefined): string =>
     .join(',');
 
 /** calicoctl's `formatAttrs`: `Main:<handle> Extra:k=v,...[ Alternate:k=v,...]`. */
-export function formatAttrs(attr: AllocationAttribute | undefined): string {
+function formatAttrs(attr: AllocationAttribute | undefined): string {
   if (!attr) return '<missing>';
   let s = `Main:${attr.handleId ?? '<none>'} Extra:${kvs(attr.activeOwnerAttrs)}`;
   if (Object.keys(attr.alternateOwnerAttrs ?? {}).length > 0) {

@@ -10,7 +10,7 @@ export interface ConfigureOptions {
 }
 
 /** Go's `strconv.ParseBool`. */
-export function parseGoBool(text: string): boolean | undefined {
+function parseGoBool(text: string): boolean | undefined {
   if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(text)) return true;
   if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(text)) return false;
   return undefined;

@@ -48,7 +48,7 @@ export interface MergedReports {
  * down (the last report's handle and sequence number are used), and leaked handles present in
  * every report at the same revision.
  */
-export function mergeReports(reports: readonly CheckReport[]): MergedReports {
+function mergeReports(reports: readonly CheckReport[]): MergedReports {
   const leakedIn = (r: CheckReport, ip: string) =>
     (r.allocations[ip] ?? []).filter((a) => !a.inUse && !a.coolingDown);
   const last = reports[reports.length - 1];

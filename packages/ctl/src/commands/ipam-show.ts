@@ -1,7 +1,7 @@
 import { parseCidr, parseIp } from '@netledger/accounting';
 import { isIpamError } from '@netledger/ipam-core';
 import type { Datastore, IpamClient, PoolUtilization } from '@netledger/ipam-core';
-import { blockAllocations } from '@netledger/ipam-core';
+import { blockAllocations } from '@netledger/ipam-core/block';
 import { CtlError } from '../ctl-error.js';
 import { formatCount, formatCountShare } from '../format/cells.js';
 import { renderTable } from '../format/table.js';

@@ -1,5 +1,5 @@
 /** Horizontal alignment of a column's data cells (headers are always left-aligned). */
-export type ColumnAlign = 'left' | 'right';
+type ColumnAlign = 'left' | 'right';
 
 /** A table to render: header labels, rows of cells, and per-column alignment (default left). */
 export interface TableSpec {

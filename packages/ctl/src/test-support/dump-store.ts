@@ -1,4 +1,4 @@
-import { encodeValue, keyToPath } from '@netledger/ipam-core';
+import { encodeValue, keyToPath } from '@netledger/ipam-core/adapter';
 import type { Datastore, Kind } from '@netledger/ipam-core';
 
 const KINDS: readonly Kind[] = [

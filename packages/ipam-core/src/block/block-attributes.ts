@@ -20,7 +20,7 @@ const sameMap = (
 };
 
 /** True when two attribute records are equal field by field (absent and empty maps differ). */
-export function sameAttribute(a: AllocationAttribute, b: AllocationAttribute): boolean {
+function sameAttribute(a: AllocationAttribute, b: AllocationAttribute): boolean {
   return (
     a.handleId === b.handleId &&
     a.releasedAt === b.releasedAt &&

@@ -1,7 +1,7 @@
 import type { KVPair } from '../datastore/datastore.js';
 
 /** How many blocks a client remembers by default: far more than one host's affine blocks. */
-export const DEFAULT_BLOCK_HINT_LIMIT = 1_024;
+const DEFAULT_BLOCK_HINT_LIMIT = 1_024;
 
 /**
  * The last version of each block this client wrote successfully, by block CIDR: a possible base

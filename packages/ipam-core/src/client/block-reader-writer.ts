@@ -100,7 +100,7 @@ async function setAffinityState(
 }
 
 /** Deletes an affinity at its revision; an affinity already gone is fine. */
-export async function deleteAffinity(ctx: IpamContext, kv: KVPair<'BlockAffinity'>): Promise<void> {
+async function deleteAffinity(ctx: IpamContext, kv: KVPair<'BlockAffinity'>): Promise<void> {
   try {
     await ctx.ds.delete(kv.key, {
       revision: kv.revision,

@@ -14,7 +14,7 @@ import { randomBlockWalk } from './block-walk.js';
 import type { AffinityConfig, IpamContext } from './ipam-context.js';
 
 /** An empty block becomes reclaimable by another host this long after it was claimed. */
-export const EMPTY_BLOCK_MIN_RECLAIM_AGE_MS = 60_000;
+const EMPTY_BLOCK_MIN_RECLAIM_AGE_MS = 60_000;
 
 /** Thrown (internally) when no pool has room for a new block; callers turn it into borrowing or a message. */
 export class NoFreeBlocksError extends Error {

@@ -45,41 +45,136 @@ import { releaseByHandle } from './release-by-handle.js';
 import type { ReleaseResult } from './release-ips.js';
 import { releaseIps } from './release-ips.js';
 
-/** The IPAM client: Calico's `ipam.Interface` over a Datastore. */
+/**
+ * The IPAM client: Calico's `ipam.Interface` over a Datastore. Every write is a compare-and-swap,
+ * retried on conflict (at most 100 times, then `MaxRetries`); transient errors never reach
+ * callers. Errors are `IpamError`s: match on `code`. A store that cannot be reached fails
+ * `Unavailable`, and a write failing so may or may not have been applied.
+ */
 export interface IpamClient {
+  /** IP pools, with Calico's validation and defaults (block size 26/122, all uses, all nodes). */
   readonly pools: ResourceClient<IPPool>;
+  /** Calico nodes (a Kubernetes Node's Calico data on the Kubernetes store). */
   readonly nodes: ResourceClient<Node>;
+  /** Reserved CIDRs: never allocated, and counted as reserved by `getUtilization`. */
   readonly reservations: ResourceClient<IPReservation>;
+  /**
+   * Assigns `num4` IPv4 and `num6` IPv6 addresses to `hostname` (and to `handleId`, counted
+   * before each block write so a crash can only over-count): from the host's affine blocks,
+   * then new blocks it claims (up to `maxBlocksPerHost`), then, unless affinity is strict,
+   * borrowed from other hosts' blocks. Addresses carry their block's mask. A short result is not
+   * an error: `msgs` says why (`partialFulfillmentError` gives Calico's message). Fails
+   * `InvalidArgument`/`UseRequired` before writing anything for bad arguments, and `BlockLimit`
+   * with what was assigned in `error.partial` when a claim past the cap was needed.
+   */
   autoAssign(a: AutoAssignArgs): Promise<{ v4: IpamAssignments; v6: IpamAssignments }>;
+  /**
+   * Assigns one specific address, claiming its block for the host if no block holds it yet.
+   * `AlreadyExists` if it is allocated or cooling down (except to the same capped handle);
+   * `InvalidArgument` outside every enabled pool or when the pool does not allow `intendedUse`.
+   */
   assignIp(a: AssignIpArgs): Promise<void>;
+  /**
+   * Releases addresses, one compare-and-swap per block (blocks in parallel); a block left empty
+   * and unaffine is deleted. With `handle`/`sequenceNumber`, an address that changed owner since
+   * is not released: `BadHandle`/`BadSequenceNumber` reject that block's batch, and the others'
+   * outcome is in `error.partial`. Addresses not allocated come back in `unallocated`.
+   */
   releaseIps(o: readonly ReleaseOptions[]): Promise<ReleaseResult>;
+  /**
+   * Releases every address of a handle (into cooldown), block by block, then deletes the handle.
+   * `DoesNotExist` if there is no such handle. Safe to repeat after a partial failure.
+   */
   releaseByHandle(handleId: string): Promise<void>;
+  /** The addresses a handle holds (through its block list); `DoesNotExist` without the handle. */
   ipsByHandle(handleId: string): Promise<string[]>;
+  /**
+   * The attributes (handle, owners) of an allocated address. `DoesNotExist` if it is not
+   * allocated or outside every pool, `IpInCooldown` while it cools down.
+   */
   getAssignmentAttributes(ip: string): Promise<AllocationAttribute>;
+  /**
+   * Replaces an address's active/alternate owner attributes in one block write (KubeVirt live
+   * migration). `DoesNotExist` if it is not allocated, `InvalidArgument` if its handle is not
+   * `handleId` or the options contradict each other, `PreconditionFailed` if an expected owner
+   * is not the one found; nothing is written then.
+   */
   setOwnerAttributes(
     ip: string,
     handleId: string,
     u: OwnerAttributeUpdates,
     p?: OwnerAttributePreconditions,
   ): Promise<void>;
+  /**
+   * Re-points an allocated address from `handleId` to `newHandleId` in one block write: it is
+   * never unowned and never cools down. The new handle is counted before the write, the old one
+   * uncounted after it. `DoesNotExist` if it is not allocated, `InvalidArgument` if it is not
+   * `handleId`'s or `expectedOwner` names no pod, `PreconditionFailed` if its owner is another.
+   */
   moveIpToHandle(a: {
     ip: string;
     handleId: string;
     newHandleId: string;
     expectedOwner: AttributeOwner;
   }): Promise<void>;
+  /**
+   * Claims every block of `cidr` (inside one pool) for a host. `claimed` lists the blocks the host
+   * now holds (including ones it already held), `failed` those another host holds. Idempotent.
+   */
   claimAffinity(cidr: string, a: AffinityConfig): Promise<{ claimed: string[]; failed: string[] }>;
+  /**
+   * Releases a host's affinity for every block of `cidr`; with `mustBeEmpty`, `BlockNotEmpty`
+   * stops at the first block that still holds addresses (blocks before it stay released).
+   */
   releaseAffinity(cidr: string, host: string, o: { mustBeEmpty: boolean }): Promise<void>;
+  /**
+   * Releases every affinity of a host, IPv4 then IPv6. Carries on past a block it cannot release
+   * (e.g. `BlockNotEmpty`) and throws the last such error at the end.
+   */
   releaseHostAffinities(a: AffinityConfig, o: { mustBeEmpty: boolean }): Promise<void>;
+  /** Releases every affinity of every host for blocks inside a pool, empty or not (pool deletion). */
   releasePoolAffinities(poolCidr: string): Promise<void>;
+  /**
+   * Releases the affinity of one block, whoever holds it; nothing to do for an unaffine block.
+   * With `mustBeEmpty`, `BlockNotEmpty` if it holds addresses.
+   */
   releaseBlockAffinity(blockCidr: string, o: { mustBeEmpty: boolean }): Promise<void>;
+  /** Releases all of a host's affinities (empty or not) and deletes its legacy IPAM host object. */
   removeIpamHost(a: AffinityConfig): Promise<void>;
+  /**
+   * Makes sure the host has a block for each family whose reservation `a` gives (Windows:
+   * addresses reserved at both ends) and returns its CIDR; a second call returns the same block.
+   * The block cap does not apply.
+   */
   ensureBlock(a: BlockArgs): Promise<{ v4?: string; v6?: string }>;
+  /**
+   * The IPAM configuration: defaults when none is stored; `ConfigConflict` if the stored one breaks
+   * a cross-field rule.
+   */
   getIpamConfig(): Promise<IpamConfig>;
+  /**
+   * Stores the IPAM configuration after checking bounds and cross-field rules (`InvalidArgument`,
+   * `ConfigConflict`); one compare-and-swap, nothing written when it is unchanged.
+   */
   setIpamConfig(c: IpamConfig): Promise<void>;
+  /**
+   * Capacity, in use, reserved and available addresses per pool (optionally only `pools`, by
+   * name or CIDR) and per block, as set arithmetic over reservations and blocks; blocks outside
+   * every pool are reported under orphaned-blocks entries (IPv6 included, unlike Calico).
+   */
   getUtilization(a?: { pools?: readonly string[] }): Promise<PoolUtilization[]>;
+  /** How many addresses of `cidr` the given reservations cover (overlaps counted once). Pure. */
   numReservedIpsInCidr(cidr: string, reservations: readonly IPReservation[]): Count;
+  /**
+   * Deallocates a block's addresses whose cooldown has elapsed, in one compare-and-swap (the
+   * backstop for blocks nothing writes). Returns whether it changed the block; `DoesNotExist`
+   * when the block is gone.
+   */
   garbageCollectColdIps(blockCidr: string): Promise<boolean>;
+  /**
+   * Adds the host, type and version labels to a host's affinities written without them, on stores
+   * that index affinities by label (Kubernetes); nothing elsewhere.
+   */
   upgradeHost(node: string): Promise<void>;
 }
 

@@ -58,7 +58,7 @@ export async function loadReservationResources(ctx: IpamContext): Promise<IPRese
 }
 
 /** The reserved addresses of `reservations` as one filter (malformed entries are skipped, as in Calico). */
-export function reservationFilter(reservations: readonly IPReservation[]): AddressFilter {
+function reservationFilter(reservations: readonly IPReservation[]): AddressFilter {
   return createAddressFilter(
     parseReservedCidrs(reservations.flatMap((r) => r.spec.reservedCIDRs)).cidrs,
   );

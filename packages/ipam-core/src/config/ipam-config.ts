@@ -34,7 +34,7 @@ const MAX_COOLDOWN_SECONDS = 1200;
  * Checks Calico's cross-field rules (from `SetIPAMConfig`): StrictAffinity and AutoAllocateBlocks
  * cannot both be off, and MaxBlocksPerHost > 0 needs StrictAffinity. Throws `ConfigConflict`.
  */
-export function checkIpamConfigRules(c: IpamConfig): void {
+function checkIpamConfigRules(c: IpamConfig): void {
   if (!c.strictAffinity && !c.autoAllocateBlocks) {
     throw new IpamError(
       'ConfigConflict',

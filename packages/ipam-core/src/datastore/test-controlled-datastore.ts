@@ -3,7 +3,7 @@ import type { DatastoreKey, Kind, ListOptions } from '../model/keys.js';
 import type { Datastore, KVPair, WatchEvent, WatchStream } from './datastore.js';
 
 /** Datastore calls a {@link ControlledDatastore} counts. */
-export type CountedOperation = 'get' | 'list' | 'listMany' | 'create' | 'update' | 'delete';
+type CountedOperation = 'get' | 'list' | 'listMany' | 'create' | 'update' | 'delete';
 
 /**
  * A store wrapper for mirror tests: watch events can be held back and let through one by one,

@@ -7,13 +7,13 @@ const conditionIs = (pool: IPPool, status: 'True' | 'False'): boolean =>
   pool.status?.conditions?.some((c) => c.type === 'Allocatable' && c.status === status) ?? false;
 
 /** Whether the pool carries the `Allocatable=True` condition (it passed the overlap check). */
-export const isMarkedAllocatable = (pool: IPPool): boolean => conditionIs(pool, 'True');
+const isMarkedAllocatable = (pool: IPPool): boolean => conditionIs(pool, 'True');
 
 /** Whether the IP pool controller marked the pool `Allocatable=False` (it overlaps another). */
-export const isMarkedUnallocatable = (pool: IPPool): boolean => conditionIs(pool, 'False');
+const isMarkedUnallocatable = (pool: IPPool): boolean => conditionIs(pool, 'False');
 
 /** Whether the pool is being deleted (it has a `deletionTimestamp`). */
-export const isTerminating = (pool: IPPool): boolean => Boolean(pool.metadata.deletionTimestamp);
+const isTerminating = (pool: IPPool): boolean => Boolean(pool.metadata.deletionTimestamp);
 
 const byName = (a: IPPool, b: IPPool): number =>
   a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0;

@@ -5,7 +5,7 @@ import type { IPPool, IPPoolAllowedUse } from '../model/resources.js';
 export const DEFAULT_BLOCK_SIZE = { 4: 26, 6: 122 } as const;
 
 /** The node selector a pool without one gets: every node. */
-export const DEFAULT_NODE_SELECTOR = 'all()';
+const DEFAULT_NODE_SELECTOR = 'all()';
 
 /** The allowed uses a pool without any gets. */
 export const DEFAULT_ALLOWED_USES: readonly IPPoolAllowedUse[] = ['Workload', 'Tunnel'];

@@ -15,7 +15,7 @@ const hex = (b: number): string => b.toString(16).padStart(2, '0');
  * A random (version 4) UUID in the canonical lower-case form, as Kubernetes' `uuid.NewUUID`
  * gives Calico for `metadata.uid`; its 122 random bits come from `random`.
  */
-export function newUid(random: { next(): number }): string {
+function newUid(random: { next(): number }): string {
   const b = Array.from({ length: 16 }, () => Math.floor(random.next() * 256) & 0xff);
   b[6] = (b[6]! & 0x0f) | 0x40;
   b[8] = (b[8]! & 0x3f) | 0x80;

@@ -29,7 +29,7 @@ export interface ResourceClient<T> {
 }
 
 /** The resource kinds these clients serve. */
-export type ResourceKind = 'IPPool' | 'Node' | 'IPReservation';
+type ResourceKind = 'IPPool' | 'Node' | 'IPReservation';
 
 /** What differs between kinds: validation, defaults, extra steps. Bad input must throw first. */
 export interface ResourceHooks<T> {
@@ -57,7 +57,7 @@ const conflict = (kind: string, name: string, cause?: unknown): IpamError =>
   });
 
 /** A {@link ResourceClient} over the datastore for one kind, with the kind's hooks. */
-export function createResourceClient<K extends ResourceKind>(
+function createResourceClient<K extends ResourceKind>(
   datastore: Datastore,
   kind: K,
   hooks: ResourceHooks<ValueByKind[K]>,

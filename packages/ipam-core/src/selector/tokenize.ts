@@ -1,5 +1,5 @@
 /** What a selector token is. */
-export type TokenKind =
+type TokenKind =
   | 'label'
   | 'string'
   | 'lbrace'

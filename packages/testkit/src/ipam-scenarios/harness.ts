@@ -22,15 +22,15 @@ export interface IpamScenarioTarget {
 }
 
 /** A clock the scenarios move by hand: cooldowns and reclaim ages never wait for real time. */
-export interface ManualClock extends Clock {
+interface ManualClock extends Clock {
   set(ms: number): void;
   advance(ms: number): void;
 }
 
 /** 2026-01-01T00:00:00Z: a fixed start so every run sees the same times. */
-export const SCENARIO_EPOCH_MS = Date.UTC(2026, 0, 1);
+const SCENARIO_EPOCH_MS = Date.UTC(2026, 0, 1);
 
-export function createManualClock(startMs = SCENARIO_EPOCH_MS): ManualClock {
+function createManualClock(startMs = SCENARIO_EPOCH_MS): ManualClock {
   let now = startMs;
   return {
     now: () => now,
@@ -44,7 +44,7 @@ export function createManualClock(startMs = SCENARIO_EPOCH_MS): ManualClock {
 }
 
 /** A seeded generator (LCG) so block sequence-number seeds and /32 walks repeat run to run. */
-export function createSeededRandom(seed = 1): Random {
+function createSeededRandom(seed = 1): Random {
   let s = seed >>> 0;
   return {
     next: () => {
@@ -77,7 +77,7 @@ export interface ScenarioEnv {
   affinities(host?: string): Promise<AffinityRow[]>;
 }
 
-export interface AffinityRow {
+interface AffinityRow {
   readonly cidr: string;
   readonly host: string;
   readonly type: string;

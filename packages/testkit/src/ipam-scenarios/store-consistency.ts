@@ -1,5 +1,5 @@
 import type { Datastore } from '@netledger/ipam-core';
-import { blockAllocations, findBlockProblems, sanitizeHandle } from '@netledger/ipam-core';
+import { blockAllocations, findBlockProblems, sanitizeHandle } from '@netledger/ipam-core/block';
 
 /**
  * What is inconsistent in a store at rest (empty when sound): block invariants; handle counts

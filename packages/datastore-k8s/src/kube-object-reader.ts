@@ -1,0 +1,41 @@
+// Plain reads of other API objects (pods, namespaces, KubeVirt's VMs) over a Kubernetes
+// datastore's own connection: the CNI plugin reads a pod's annotations and its namespace's labels
+// on the same keep-alive connection, under the same client limit, as its IPAM requests.
+import type { Datastore } from '@netledger/ipam-core';
+import type { JsonObject } from './ipam-crd-codec.js';
+import type { KubeObjects } from './kube-objects.js';
+import { isObject } from './kube-objects.js';
+
+/** Reads API objects by path over a Kubernetes datastore's connection. */
+export interface KubeObjectReader {
+  /**
+   * GETs an API path (`/api/v1/namespaces/default/pods/web-0`): the object, or undefined when
+   * the server answers 404 (no such object, or the resource type is not served). Any other
+   * failure throws the datastore's `IpamError` naming the server and the path (`Unavailable` for
+   * 401, 403 or no answer).
+   */
+  get(path: string): Promise<JsonObject | undefined>;
+}
+
+const readers = new WeakMap<Datastore, KubeObjectReader>();
+
+/** Makes the reader of a datastore's connection and remembers it for {@link kubeObjectReaderOf}. */
+export function registerObjectReader(datastore: Datastore, objects: KubeObjects): void {
+  readers.set(datastore, {
+    async get(path) {
+      const object = path.replace(/^\/api\/v1\/|^\/apis\//, '');
+      const res = await objects.call({ method: 'GET', path }, object);
+      if (res.status === 404) return undefined;
+      if (res.status !== 200 || !isObject(res.body)) objects.fail(res, 'GET', object);
+      return res.body as JsonObject;
+    },
+  });
+}
+
+/**
+ * The object reader sharing `datastore`'s connection, when `datastore` was made by
+ * `createK8sDatastore` (undefined for any other store).
+ */
+export function kubeObjectReaderOf(datastore: Datastore): KubeObjectReader | undefined {
+  return readers.get(datastore);
+}
