@@ -132,6 +132,17 @@ describe('ADD is idempotent per attachment, DEL frees one attachment', () => {
     expect(await held(h, 'net1.c1')).toHaveLength(1);
   });
 
+  it('IP= of the other family is assigned beside what the attachment holds (ipAddrs, one IP= per family)', async () => {
+    const h = await createHarness({ pools: ['10.1.0.0/24', 'fd00:1::/120'] });
+    const v4 = await h.run('ADD', baseConf(), { CNI_ARGS: 'IP=10.1.0.70' });
+    const v6 = await h.run('ADD', baseConf(), { CNI_ARGS: 'IP=fd00:1::70' });
+    expect(v4.json).toMatchObject({ ips: [{ address: '10.1.0.70/32' }] });
+    expect(v6.json).toMatchObject({ ips: [{ address: 'fd00:1::70/128' }] });
+    expect((await held(h, 'net1.c1')).sort()).toEqual(['10.1.0.70', 'fd00:1::70']);
+    // Each, repeated, gives its own address back.
+    expect((await h.run('ADD', baseConf(), { CNI_ARGS: 'IP=fd00:1::70' })).stdout).toBe(v6.stdout);
+  });
+
   it("an allocation made without attachment attributes (calico-ipam's) is eth0's", async () => {
     const h = await createHarness();
     const { v4 } = await h.client.autoAssign({
