@@ -8,16 +8,18 @@ export type KubernetesNodeRef = string | typeof NOT_KUBERNETES;
 
 /**
  * The Kubernetes node a Calico Node resource stands for (Calico's `getK8sNodeName`): the
- * `nodeName` of its `k8s` orchestrator reference, else {@link NOT_KUBERNETES}.
+ * `nodeName` of its `k8s` orchestrator reference; {@link NOT_KUBERNETES} when it has references
+ * but none to Kubernetes (another orchestrator's node). Unlike Calico, a node with no reference at
+ * all maps to the Kubernetes node of its own name: netledger registers nodes under their
+ * Kubernetes names (`netledgerctl node create`), and without this the GC would never judge them.
  */
 export function kubernetesNodeOf(node: Node): KubernetesNodeRef {
   const refs = node.spec?.orchRefs;
-  if (Array.isArray(refs)) {
-    for (const ref of refs as unknown[]) {
-      if (ref === null || typeof ref !== 'object') continue;
-      const { orchestrator, nodeName } = ref as { orchestrator?: unknown; nodeName?: unknown };
-      if (orchestrator === 'k8s' && typeof nodeName === 'string' && nodeName !== '') return nodeName;
-    }
+  if (!Array.isArray(refs) || refs.length === 0) return node.metadata.name;
+  for (const ref of refs as unknown[]) {
+    if (ref === null || typeof ref !== 'object') continue;
+    const { orchestrator, nodeName } = ref as { orchestrator?: unknown; nodeName?: unknown };
+    if (orchestrator === 'k8s' && typeof nodeName === 'string' && nodeName !== '') return nodeName;
   }
   return NOT_KUBERNETES;
 }
