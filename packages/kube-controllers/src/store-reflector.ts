@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Datastore, DatastoreKey, Kind, WatchStream } from '@netledger/ipam-core';
 import { isIpamError } from '@netledger/ipam-core';
 import type { StoreChange } from './apply-store-change.js';
@@ -36,6 +37,8 @@ const keyId = (key: DatastoreKey): string => JSON.stringify(key);
 export function startStoreReflector(options: StoreReflectorOptions): StoreReflector {
   const controller = new AbortController();
   const signal = controller.signal;
+  // One listener per kind's watch and per retry wait.
+  setMaxListeners(4 * options.kinds.length + 10, signal);
   const baseMs = options.retryBaseMs ?? 200;
   const maxMs = options.retryMaxMs ?? 10_000;
   const pendingKinds = new Set(options.kinds);
@@ -46,8 +49,15 @@ export function startStoreReflector(options: StoreReflectorOptions): StoreReflec
 
   const sleep = (ms: number): Promise<void> =>
     new Promise((resolve) => {
-      const t = setTimeout(resolve, ms);
-      signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+      const onAbort = (): void => {
+        clearTimeout(t);
+        resolve();
+      };
+      const t = setTimeout(() => {
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      }, ms);
+      signal.addEventListener('abort', onAbort, { once: true });
     });
 
   async function run(kind: Kind): Promise<void> {
