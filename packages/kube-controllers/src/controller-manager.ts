@@ -9,6 +9,7 @@ import type { KubeApis } from './kube-client.js';
 import { startLeaseElector } from './lease-elector.js';
 import type { LeaseElector } from './lease-elector.js';
 import type { Logger } from './logger.js';
+import { errorText } from './logger.js';
 import { createSharedInformers } from './shared-informers.js';
 
 /** Leader election settings. */
@@ -58,18 +59,44 @@ export async function startControllerManager(options: ControllerManagerOptions):
   const informers = createSharedInformers(options.kube, logger);
   const listeners: ((leading: boolean) => void)[] = [];
   const le = options.leaderElection;
+  const identity = le.identity ?? `${hostname()}_${randomBytes(4).toString('hex')}`;
   const elector = startLeaseElector({
     api: options.kube.coordination,
     namespace: le.namespace,
     name: le.name,
-    identity: le.identity ?? `${hostname()}_${randomBytes(4).toString('hex')}`,
+    identity,
     ...(le.leaseDurationMs !== undefined && { leaseDurationMs: le.leaseDurationMs }),
     ...(le.renewDeadlineMs !== undefined && { renewDeadlineMs: le.renewDeadlineMs }),
     ...(le.retryPeriodMs !== undefined && { retryPeriodMs: le.retryPeriodMs }),
     logger,
-    onStartedLeading: () => listeners.forEach((l) => l(true)),
+    onStartedLeading: () => {
+      listeners.forEach((l) => l(true));
+      void recordLeaderEvent();
+    },
     onStoppedLeading: () => listeners.forEach((l) => l(false)),
   });
+  // Like client-go, a new leader records an Event on the Lease (best effort).
+  async function recordLeaderEvent(): Promise<void> {
+    const at = new Date();
+    try {
+      await options.kube.core.createNamespacedEvent({
+        namespace: le.namespace,
+        body: {
+          metadata: { generateName: `${le.name}.` },
+          involvedObject: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', name: le.name, namespace: le.namespace },
+          reason: 'LeaderElection',
+          message: `${identity} became leader`,
+          type: 'Normal',
+          source: { component: 'netledger-kube-controllers' },
+          firstTimestamp: at,
+          lastTimestamp: at,
+          count: 1,
+        },
+      });
+    } catch (e) {
+      logger.log('warn', 'could not record the leader election event', { error: errorText(e) });
+    }
+  }
   const leadership: Leadership = {
     isLeader: () => elector.isLeader(),
     onChange: (l) => void listeners.push(l),

@@ -150,7 +150,9 @@ export function createIpamGcController(options: IpamGcControllerOptions): IpamGc
         }
       }
       if (report) {
-        if (report.nextDeadlineMs !== undefined) schedule(report.nextDeadlineMs);
+        const { nextDeadlineMs, ...counts } = report;
+        log?.log('debug', 'GC pass done', { ...counts, ms: Math.round(performance.now() - started) });
+        if (nextDeadlineMs !== undefined) schedule(nextDeadlineMs);
         events.emit('pass', report);
       }
       schedule(lastFullScan + settings.fullScanIntervalMs);
