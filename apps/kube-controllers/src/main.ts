@@ -16,7 +16,11 @@ const code = await runKubeControllers({
   version: '0.1.0',
   // A long-lived process: etcd over its HTTP gateway by default, gRPC when a config asks for it.
   opener: {
-    user: () => ({ uid: process.getuid?.(), home: homedir(), xdgStateHome: process.env.XDG_STATE_HOME }),
+    user: () => ({
+      uid: process.getuid?.(),
+      home: homedir(),
+      xdgStateHome: process.env.XDG_STATE_HOME,
+    }),
     etcd: {
       transport: 'http',
       loadGrpc: async () => (await import('@netledger/datastore-config/etcd-grpc')).loadEtcdGrpc(),

@@ -1,7 +1,12 @@
 // What netledger-kube-controllers does between argv and an exit status: read the configuration
 // (flags, environment, the KubeControllersConfiguration), open the store and the Kubernetes API,
 // run the controllers until told to stop, and map every failure to a status and a message.
-import { createDatastoreOpener, isDatastoreConfigError, readEnvSettings, resolveDatastoreConfig } from '@netledger/datastore-config';
+import {
+  createDatastoreOpener,
+  isDatastoreConfigError,
+  readEnvSettings,
+  resolveDatastoreConfig,
+} from '@netledger/datastore-config';
 import type { DatastoreConfig, DatastoreOpenerOptions } from '@netledger/datastore-config';
 import { createIpamClient, createMirroredDatastore } from '@netledger/ipam-core';
 import type { Datastore } from '@netledger/ipam-core';
@@ -70,7 +75,12 @@ export async function runKubeControllers(deps: RunDeps): Promise<number> {
   }
   let kube;
   try {
-    kube = createKubeApis(loadKubeConfig({ ...(args.kubeconfig !== undefined && { kubeconfig: args.kubeconfig }), env: deps.env }));
+    kube = createKubeApis(
+      loadKubeConfig({
+        ...(args.kubeconfig !== undefined && { kubeconfig: args.kubeconfig }),
+        env: deps.env,
+      }),
+    );
   } catch (e) {
     return fail(e instanceof KubeConfigError ? EXIT.usage : EXIT.failure, errorText(e));
   }
@@ -89,7 +99,10 @@ export async function runKubeControllers(deps: RunDeps): Promise<number> {
     config = resolveRunConfig(args, resource);
   } catch (e) {
     if (e instanceof RunConfigError) return fail(EXIT.usage, e.message);
-    return fail(EXIT.failure, `cannot read the KubeControllersConfiguration "default": ${errorText(e)}`);
+    return fail(
+      EXIT.failure,
+      `cannot read the KubeControllersConfiguration "default": ${errorText(e)}`,
+    );
   }
   const logger = createJsonLogger({ write: deps.stdout, now: Date.now, level: config.logLevel });
   logger.log('info', 'starting netledger-kube-controllers', {
@@ -100,14 +113,23 @@ export async function runKubeControllers(deps: RunDeps): Promise<number> {
     maxReleasesPerPass: config.maxReleasesPerPass,
     gc: config.gcEnabled,
   });
-  if (storeConfig.type === 'kubernetes' && storeConfig.kubeconfig === undefined && config.kubeconfig !== undefined) {
+  if (
+    storeConfig.type === 'kubernetes' &&
+    storeConfig.kubeconfig === undefined &&
+    config.kubeconfig !== undefined
+  ) {
     storeConfig = { ...storeConfig, kubeconfig: config.kubeconfig };
   }
   let raw: Datastore;
   try {
     raw = await createDatastoreOpener(deps.opener).open(storeConfig, { mayCreate: false });
   } catch (e) {
-    return fail(isDatastoreConfigError(e) && e.code !== 'NoDatastore' && e.code !== 'NotAvailable' ? EXIT.usage : EXIT.failure, `cannot open the ${storeConfig.type} datastore: ${errorText(e)}`);
+    return fail(
+      isDatastoreConfigError(e) && e.code !== 'NoDatastore' && e.code !== 'NotAvailable'
+        ? EXIT.usage
+        : EXIT.failure,
+      `cannot open the ${storeConfig.type} datastore: ${errorText(e)}`,
+    );
   }
   // Pools, config and nodes the IPAM client reads come from a watch-fed mirror; block reads and
   // every write still go to the store. The GC follows the store through its own watch.
@@ -117,14 +139,22 @@ export async function runKubeControllers(deps: RunDeps): Promise<number> {
   if (config.gcEnabled) {
     let settings;
     try {
-      settings = ipamGcSettings({ leakGracePeriodMs: config.leakGracePeriodMs, maxReleasesPerPass: config.maxReleasesPerPass });
+      settings = ipamGcSettings({
+        leakGracePeriodMs: config.leakGracePeriodMs,
+        maxReleasesPerPass: config.maxReleasesPerPass,
+      });
     } catch (e) {
       await mirrored.close();
       return fail(EXIT.usage, errorText(e));
     }
-    controllers.push(createIpamGcController({ settings, deleteCalicoNodes: storeConfig.type !== 'kubernetes' }));
+    controllers.push(
+      createIpamGcController({ settings, deleteCalicoNodes: storeConfig.type !== 'kubernetes' }),
+    );
   } else {
-    logger.log('warn', 'the KubeControllersConfiguration has no controllers.node: the IPAM GC is off');
+    logger.log(
+      'warn',
+      'the KubeControllersConfiguration has no controllers.node: the IPAM GC is off',
+    );
   }
   let manager;
   try {
@@ -146,7 +176,12 @@ export async function runKubeControllers(deps: RunDeps): Promise<number> {
   } catch (e) {
     await mirrored.close();
     const where = `${config.metricsListen.host}:${config.metricsListen.port}`;
-    return fail(EXIT.failure, (e as NodeJS.ErrnoException).code === 'EADDRINUSE' ? `cannot listen on ${where}: address in use` : errorText(e));
+    return fail(
+      EXIT.failure,
+      (e as NodeJS.ErrnoException).code === 'EADDRINUSE'
+        ? `cannot listen on ${where}: address in use`
+        : errorText(e),
+    );
   }
   const signal = await deps.stopSignal;
   logger.log('info', 'stopping', { signal });

@@ -38,8 +38,8 @@ export function startReplica(args: {
   const lines: LogLine[] = [];
   const events = new EventEmitter();
   let err = '';
-  child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
-  createInterface({ input: child.stdout! }).on('line', (text) => {
+  child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+  createInterface({ input: child.stdout }).on('line', (text) => {
     let line: LogLine;
     try {
       line = JSON.parse(text) as LogLine;
@@ -69,7 +69,14 @@ export function startReplica(args: {
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
           cleanup();
-          reject(new Error(`${args.name}: timed out waiting for ${what}\nstderr: ${err}\nlog tail:\n${lines.slice(-15).map((l) => JSON.stringify(l)).join('\n')}`));
+          reject(
+            new Error(
+              `${args.name}: timed out waiting for ${what}\nstderr: ${err}\nlog tail:\n${lines
+                .slice(-15)
+                .map((l) => JSON.stringify(l))
+                .join('\n')}`,
+            ),
+          );
         }, timeoutMs);
         const onLine = (l: LogLine): void => {
           if (!match(l)) return;
@@ -78,7 +85,14 @@ export function startReplica(args: {
         };
         const onExit = (): void => {
           cleanup();
-          reject(new Error(`${args.name} exited while waiting for ${what}\nstderr: ${err}\nlog tail:\n${lines.slice(-15).map((l) => JSON.stringify(l)).join('\n')}`));
+          reject(
+            new Error(
+              `${args.name} exited while waiting for ${what}\nstderr: ${err}\nlog tail:\n${lines
+                .slice(-15)
+                .map((l) => JSON.stringify(l))
+                .join('\n')}`,
+            ),
+          );
         };
         const cleanup = (): void => {
           clearTimeout(timer);

@@ -16,7 +16,10 @@ import type { LogLine, Replica } from './app-harness.js';
 const appDir = join(import.meta.dirname, '..');
 const root = join(appDir, '..', '..');
 const bundle = join(appDir, 'dist', 'netledger-kube-controllers.mjs');
-const KCC_CRD = join(root, 'packages/datastore-k8s/crds/crd.projectcalico.org_kubecontrollersconfigurations.yaml');
+const KCC_CRD = join(
+  root,
+  'packages/datastore-k8s/crds/crd.projectcalico.org_kubecontrollersconfigurations.yaml',
+);
 
 let api: KubeApiserverFixture;
 let dir: { path: string; remove: () => Promise<void> };
@@ -28,10 +31,20 @@ let ds: Datastore | undefined;
 const replicas: Replica[] = [];
 
 beforeAll(async () => {
-  execFileSync(process.execPath, ['../../scripts/bundle-app.mjs', 'src/main.ts', 'netledger-kube-controllers', '--external', 'etcd3'], {
-    cwd: appDir,
-    stdio: 'inherit',
-  });
+  execFileSync(
+    process.execPath,
+    [
+      '../../scripts/bundle-app.mjs',
+      'src/main.ts',
+      'netledger-kube-controllers',
+      '--external',
+      'etcd3',
+    ],
+    {
+      cwd: appDir,
+      stdio: 'inherit',
+    },
+  );
   dir = await createTempDir('kube-controllers-app-');
   api = await startKubeApiserver();
   for (const file of [KCC_CRD, join(appDir, 'deploy', 'rbac.yaml')]) {
@@ -41,7 +54,11 @@ beforeAll(async () => {
   // The app's own identity: the same kubeconfig, its context current.
   appKubeconfig = join(dir.path, 'app-kubeconfig');
   await copyFile(api.kubeconfigPath, appKubeconfig);
-  execFileSync('kubectl', ['--kubeconfig', appKubeconfig, 'config', 'use-context', api.contexts['kube-controllers']], { stdio: 'pipe' });
+  execFileSync(
+    'kubectl',
+    ['--kubeconfig', appKubeconfig, 'config', 'use-context', api.contexts['kube-controllers']],
+    { stdio: 'pipe' },
+  );
   const kc = new KubeConfig();
   kc.loadFromFile(api.kubeconfigPath);
   core = kc.makeApiClient(CoreV1Api);
@@ -67,7 +84,10 @@ afterAll(async () => {
 async function freshStore(): Promise<{ ipam: IpamClient; env: Record<string, string> }> {
   etcd = await startEtcd();
   ds = createEtcdDatastore({ endpoints: etcd.endpoints });
-  return { ipam: createIpamClient({ datastore: ds }), env: { DATASTORE_TYPE: 'etcdv3', ETCD_ENDPOINTS: etcd.endpoints.join(',') } };
+  return {
+    ipam: createIpamClient({ datastore: ds }),
+    env: { DATASTORE_TYPE: 'etcdv3', ETCD_ENDPOINTS: etcd.endpoints.join(',') },
+  };
 }
 
 function replica(name: string, env: Record<string, string>, argv: string[]): Replica {
@@ -75,13 +95,22 @@ function replica(name: string, env: Record<string, string>, argv: string[]): Rep
     name,
     bundle,
     env,
-    argv: ['--kubeconfig', appKubeconfig, '--metrics-listen', '127.0.0.1:0', '--log-level', 'debug', ...argv],
+    argv: [
+      '--kubeconfig',
+      appKubeconfig,
+      '--metrics-listen',
+      '127.0.0.1:0',
+      '--log-level',
+      'debug',
+      ...argv,
+    ],
   });
   replicas.push(r);
   return r;
 }
 
-const address = async (r: Replica): Promise<string> => String((await r.waitFor((l) => l.msg === 'serving metrics and health', 'listening')).address);
+const address = async (r: Replica): Promise<string> =>
+  String((await r.waitFor((l) => l.msg === 'serving metrics and health', 'listening')).address);
 
 describe('deploy/rbac.yaml', () => {
   it.each([
@@ -94,7 +123,9 @@ describe('deploy/rbac.yaml', () => {
     ['delete', 'pods', '--all-namespaces', 'no'],
     ['list', 'secrets', '--all-namespaces', 'no'],
   ])('lets the app %s %s %s: %s', async (verb, resource, scope, answer) => {
-    const r = await api.kubectl(['auth', 'can-i', verb, resource, ...(scope ? [scope] : [])], { as: 'kube-controllers' });
+    const r = await api.kubectl(['auth', 'can-i', verb, resource, ...(scope ? [scope] : [])], {
+      as: 'kube-controllers',
+    });
     expect(r.stdout.trim()).toBe(answer);
   });
 });
@@ -108,9 +139,18 @@ describe('bin/netledger-kube-controllers', () => {
 
   it('serves metrics equal to the allocation state computed independently from the store', async () => {
     const { ipam, env } = await freshStore();
-    await ipam.pools.create({ metadata: { name: 'pool-a' }, spec: { cidr: '10.70.0.0/24', blockSize: 29 } });
-    await ipam.pools.create({ metadata: { name: 'pool-b' }, spec: { cidr: '10.71.0.0/26', blockSize: 30 } });
-    await ipam.reservations.create({ metadata: { name: 'r' }, spec: { reservedCIDRs: ['10.70.0.250/31'] } });
+    await ipam.pools.create({
+      metadata: { name: 'pool-a' },
+      spec: { cidr: '10.70.0.0/24', blockSize: 29 },
+    });
+    await ipam.pools.create({
+      metadata: { name: 'pool-b' },
+      spec: { cidr: '10.71.0.0/26', blockSize: 30 },
+    });
+    await ipam.reservations.create({
+      metadata: { name: 'r' },
+      spec: { reservedCIDRs: ['10.70.0.250/31'] },
+    });
     await ipam.setIpamConfig({ ...(await ipam.getIpamConfig()), ipCooldownSeconds: 600 });
     const ns = 'metrics';
     await core.createNamespace({ body: { metadata: { name: ns } } });
@@ -119,10 +159,28 @@ describe('bin/netledger-kube-controllers', () => {
       await core.createNode({ body: { metadata: { name: n } } });
       await ipam.nodes.create({ metadata: { name: n } });
     }
-    const assign = async (pod: string, node: string, pool: string, extra: Record<string, string> = {}) => {
-      const { v4 } = await ipam.autoAssign({ num4: 1, hostname: node, handleId: `k8s-pod-network.${pod}`, ipv4Pools: [pool], attrs: { namespace: ns, pod, node, ...extra }, intendedUse: 'Workload' });
+    const assign = async (
+      pod: string,
+      node: string,
+      pool: string,
+      extra: Record<string, string> = {},
+    ) => {
+      const { v4 } = await ipam.autoAssign({
+        num4: 1,
+        hostname: node,
+        handleId: `k8s-pod-network.${pod}`,
+        ipv4Pools: [pool],
+        attrs: { namespace: ns, pod, node, ...extra },
+        intendedUse: 'Workload',
+      });
       const ip = v4.ips[0]!.split('/')[0]!;
-      await core.createNamespacedPod({ namespace: ns, body: { metadata: { name: pod }, spec: { nodeName: node, containers: [{ name: 'c', image: 'x' }] } } });
+      await core.createNamespacedPod({
+        namespace: ns,
+        body: {
+          metadata: { name: pod },
+          spec: { nodeName: node, containers: [{ name: 'c', image: 'x' }] },
+        },
+      });
       return ip;
     };
     const a1 = await assign('a1', 'm-n1', '10.70.0.0/24');
@@ -132,9 +190,27 @@ describe('bin/netledger-kube-controllers', () => {
     await ipam.releaseByHandle('k8s-pod-network.gone'); // cooling down: not in use
     // Borrowed: node 2 takes an address of node 1's block.
     const borrowedIp = a1.replace(/\.(\d+)$/, (_m, d: string) => `.${Number(d) + 5}`);
-    await ipam.assignIp({ ip: borrowedIp, hostname: 'm-n2', handleId: 'k8s-pod-network.borrow', attrs: { namespace: ns, pod: 'borrow', node: 'm-n2' } });
-    await core.createNamespacedPod({ namespace: ns, body: { metadata: { name: 'borrow' }, spec: { nodeName: 'm-n2', containers: [{ name: 'c', image: 'x' }] } } });
-    await ipam.autoAssign({ num4: 1, hostname: 'm-n1', handleId: 'vxlan-tunnel-addr-m-n1', ipv4Pools: ['10.70.0.0/24'], attrs: { node: 'm-n1', type: 'vxlanTunnelAddress' }, intendedUse: 'Tunnel' });
+    await ipam.assignIp({
+      ip: borrowedIp,
+      hostname: 'm-n2',
+      handleId: 'k8s-pod-network.borrow',
+      attrs: { namespace: ns, pod: 'borrow', node: 'm-n2' },
+    });
+    await core.createNamespacedPod({
+      namespace: ns,
+      body: {
+        metadata: { name: 'borrow' },
+        spec: { nodeName: 'm-n2', containers: [{ name: 'c', image: 'x' }] },
+      },
+    });
+    await ipam.autoAssign({
+      num4: 1,
+      hostname: 'm-n1',
+      handleId: 'vxlan-tunnel-addr-m-n1',
+      ipv4Pools: ['10.70.0.0/24'],
+      attrs: { node: 'm-n1', type: 'vxlanTunnelAddress' },
+      intendedUse: 'Tunnel',
+    });
 
     const expected = await expectedMetrics(ipam, ds!);
     const r = replica('metrics', env, []);
@@ -162,10 +238,24 @@ describe('bin/netledger-kube-controllers', () => {
 
   it('runs two replicas that never release concurrently: the leader is killed mid-pass, the other finishes', async () => {
     const { ipam, env } = await freshStore();
-    await ipam.pools.create({ metadata: { name: 'pool' }, spec: { cidr: '10.80.0.0/24', blockSize: 29 } });
+    await ipam.pools.create({
+      metadata: { name: 'pool' },
+      spec: { cidr: '10.80.0.0/24', blockSize: 29 },
+    });
     await core.createNode({ body: { metadata: { name: 'ha-node' } } });
     await ipam.nodes.create({ metadata: { name: 'ha-node' } });
-    const argv = ['--leak-grace-period', '1s', '--max-releases-per-pass', '3', '--lease-duration', '3s', '--renew-deadline', '2s', '--retry-period', '250ms'];
+    const argv = [
+      '--leak-grace-period',
+      '1s',
+      '--max-releases-per-pass',
+      '3',
+      '--lease-duration',
+      '3s',
+      '--renew-deadline',
+      '2s',
+      '--retry-period',
+      '250ms',
+    ];
     const a = replica('A', env, argv);
     await a.waitFor((l) => l.msg === 'became the leader', 'A leading');
     const b = replica('B', env, argv);
@@ -174,7 +264,13 @@ describe('bin/netledger-kube-controllers', () => {
     // 30 addresses of pods that no longer exist (deleted behind the CNI plugin's back).
     const leaked: string[] = [];
     for (let i = 0; i < 30; i++) {
-      const { v4 } = await ipam.autoAssign({ num4: 1, hostname: 'ha-node', handleId: `k8s-pod-network.ha-${i}`, attrs: { namespace: 'default', pod: `ha-${i}`, node: 'ha-node' }, intendedUse: 'Workload' });
+      const { v4 } = await ipam.autoAssign({
+        num4: 1,
+        hostname: 'ha-node',
+        handleId: `k8s-pod-network.ha-${i}`,
+        attrs: { namespace: 'default', pod: `ha-${i}`, node: 'ha-node' },
+        intendedUse: 'Workload',
+      });
       leaked.push(v4.ips[0]!.split('/')[0]!);
     }
     await a.waitFor((l) => l.msg === 'released leaked address', 'A releasing');
@@ -182,7 +278,8 @@ describe('bin/netledger-kube-controllers', () => {
     expect(await a.exited).toBe('SIGKILL');
     const killedAt = Date.now();
     await b.waitFor((l) => l.msg === 'became the leader', 'B leading');
-    const releasedBy = (r: Replica) => r.lines.filter((l) => l.msg === 'released leaked address').map((l) => String(l.ip));
+    const releasedBy = (r: Replica) =>
+      r.lines.filter((l) => l.msg === 'released leaked address').map((l) => String(l.ip));
     // B finishes: every leaked address released, each exactly once over both replicas.
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('B did not finish')), 60_000);
@@ -204,18 +301,31 @@ describe('bin/netledger-kube-controllers', () => {
     // B released nothing before A was gone and B held the lease.
     const bLeading = Date.parse(String(b.lines.find((l) => l.msg === 'became the leader')!.ts));
     const bFirst = Date.parse(String(b.lines.find((l) => l.msg === 'released leaked address')!.ts));
-    const aLast = Math.max(...a.lines.filter((l) => l.msg === 'released leaked address').map((l) => Date.parse(l.ts)));
+    const aLast = Math.max(
+      ...a.lines.filter((l) => l.msg === 'released leaked address').map((l) => Date.parse(l.ts)),
+    );
     expect(bFirst).toBeGreaterThanOrEqual(bLeading);
     expect(bLeading).toBeGreaterThanOrEqual(aLast);
     expect(bLeading).toBeGreaterThanOrEqual(killedAt - 1000);
-    for (const ip of leaked) await expect(ipam.getAssignmentAttributes(ip)).rejects.toMatchObject({ code: 'DoesNotExist' });
-    const lease = await coordination.readNamespacedLease({ name: 'netledger-kube-controllers', namespace: 'kube-system' });
-    expect(lease.spec?.holderIdentity).toBe(String(b.lines.find((l) => l.msg === 'became the leader')!.identity));
+    for (const ip of leaked)
+      await expect(ipam.getAssignmentAttributes(ip)).rejects.toMatchObject({
+        code: 'DoesNotExist',
+      });
+    const lease = await coordination.readNamespacedLease({
+      name: 'netledger-kube-controllers',
+      namespace: 'kube-system',
+    });
+    expect(lease.spec?.holderIdentity).toBe(
+      String(b.lines.find((l) => l.msg === 'became the leader')!.identity),
+    );
     expect(lease.spec?.leaseTransitions).toBeGreaterThanOrEqual(1);
     // SIGTERM: B stops cleanly and gives the lease up.
     b.kill('SIGTERM');
     expect(await b.exited).toBe(0);
-    const after = await coordination.readNamespacedLease({ name: 'netledger-kube-controllers', namespace: 'kube-system' });
+    const after = await coordination.readNamespacedLease({
+      name: 'netledger-kube-controllers',
+      namespace: 'kube-system',
+    });
     expect(after.spec?.holderIdentity ?? '').toBe('');
   });
 });
@@ -237,7 +347,10 @@ function pick(all: Map<string, number>): Map<string, number> {
 }
 function diff(got: Map<string, number>, want: Map<string, number>): string {
   const keys = [...new Set([...got.keys(), ...want.keys()])].sort();
-  return keys.filter((k) => got.get(k) !== want.get(k)).map((k) => `${k}: got ${got.get(k)}, want ${want.get(k)}`).join('\n');
+  return keys
+    .filter((k) => got.get(k) !== want.get(k))
+    .map((k) => `${k}: got ${got.get(k)}, want ${want.get(k)}`)
+    .join('\n');
 }
 
 /**
@@ -248,11 +361,16 @@ function diff(got: Map<string, number>, want: Map<string, number>): string {
 async function expectedMetrics(ipam: IpamClient, store: Datastore): Promise<Map<string, number>> {
   const m = new Map<string, number>();
   const add = (k: string, by: number) => m.set(k, (m.get(k) ?? 0) + by);
-  const pools = (await ipam.pools.list()).map((p) => ({ name: p.metadata.name, cidr: p.spec.cidr }));
+  const pools = (await ipam.pools.list()).map((p) => ({
+    name: p.metadata.name,
+    cidr: p.spec.cidr,
+  }));
   const nodes = (await store.list({ kind: 'Node' })).items.map((kv) => kv.key.name);
   const inPool = (cidr: string) => pools.find((p) => sameNet(p.cidr, cidr))!.name;
   for (const p of pools) {
-    for (const n of nodes) for (const f of ['ipam_allocations_in_use', 'ipam_allocations_borrowed']) m.set(`${f}{ippool="${p.name}",node="${n}"}`, 0);
+    for (const n of nodes)
+      for (const f of ['ipam_allocations_in_use', 'ipam_allocations_borrowed'])
+        m.set(`${f}{ippool="${p.name}",node="${n}"}`, 0);
     m.set(`ipam_ippool_size{ippool="${p.name}"}`, 2 ** (32 - Number(p.cidr.split('/')[1])));
   }
   for (const kv of (await store.list({ kind: 'IPAMBlock' })).items) {
@@ -280,7 +398,10 @@ async function expectedMetrics(ipam: IpamClient, store: Datastore): Promise<Map<
   for (const u of await ipam.getUtilization()) {
     if (!pools.some((p) => p.name === u.name)) continue;
     m.set(`ipam_ippool_available{ippool="${u.name}"}`, Number(u.available));
-    m.set(`ipam_ippool_reserved{ippool="${u.name}"}`, Number(ipam.numReservedIpsInCidr(u.cidr, reservations)));
+    m.set(
+      `ipam_ippool_reserved{ippool="${u.name}"}`,
+      Number(ipam.numReservedIpsInCidr(u.cidr, reservations)),
+    );
   }
   return m;
 }
@@ -291,4 +412,3 @@ function sameNet(pool: string, block: string): boolean {
   const mask = 2 ** (32 - Number(plen));
   return Math.floor(toInt(block.split('/')[0]!) / mask) === Math.floor(toInt(p!) / mask);
 }
-

@@ -62,7 +62,8 @@ export function applyStoreChange(state: GcState, change: StoreChange): void {
       return;
     case 'ClusterInformation':
       if (kv.key.name === 'default') {
-        state.datastoreReady = (kv as KVPair<'ClusterInformation'>).value.spec.datastoreReady !== false;
+        state.datastoreReady =
+          (kv as KVPair<'ClusterInformation'>).value.spec.datastoreReady !== false;
       }
       return;
     default:

@@ -52,7 +52,9 @@ export interface ControllerManager {
  * `/healthz`: every controller's loop alive, `/readyz`: every controller synced). Rejects, having
  * stopped what it started, if the HTTP address cannot be bound or a controller fails to start.
  */
-export async function startControllerManager(options: ControllerManagerOptions): Promise<ControllerManager> {
+export async function startControllerManager(
+  options: ControllerManagerOptions,
+): Promise<ControllerManager> {
   const { logger } = options;
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
@@ -83,7 +85,12 @@ export async function startControllerManager(options: ControllerManagerOptions):
         namespace: le.namespace,
         body: {
           metadata: { generateName: `${le.name}.` },
-          involvedObject: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', name: le.name, namespace: le.namespace },
+          involvedObject: {
+            apiVersion: 'coordination.k8s.io/v1',
+            kind: 'Lease',
+            name: le.name,
+            namespace: le.namespace,
+          },
           reason: 'LeaderElection',
           message: `${identity} became leader`,
           type: 'Normal',
@@ -126,7 +133,9 @@ export async function startControllerManager(options: ControllerManagerOptions):
     const statusText = (pick: (c: Controller) => { ok: boolean; detail?: string }) => {
       const rows = options.controllers.map((c) => ({ c, s: pick(c) }));
       const ok = rows.every((r) => r.s.ok);
-      const body = rows.map((r) => `${r.s.ok ? 'ok' : 'FAIL'} ${r.c.name}${r.s.detail ? `: ${r.s.detail}` : ''}`).join('\n');
+      const body = rows
+        .map((r) => `${r.s.ok ? 'ok' : 'FAIL'} ${r.c.name}${r.s.detail ? `: ${r.s.detail}` : ''}`)
+        .join('\n');
       return { ok, body: `${body}\n` };
     };
     server = await serveHttpEndpoints(
@@ -144,6 +153,9 @@ export async function startControllerManager(options: ControllerManagerOptions):
     await stopAll();
     throw e;
   }
-  logger.log('info', 'serving metrics and health', { address: server.address, controllers: options.controllers.map((c) => c.name).join(',') });
+  logger.log('info', 'serving metrics and health', {
+    address: server.address,
+    controllers: options.controllers.map((c) => c.name).join(','),
+  });
   return { address: server.address, registry, elector, stop: stopAll };
 }

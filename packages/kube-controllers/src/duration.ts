@@ -22,7 +22,9 @@ export function parseDuration(text: string): number {
   const s = text.trim();
   if (s === '0') return 0;
   if (s === '' || s.startsWith('-')) {
-    throw new DurationSyntaxError(`invalid duration ${JSON.stringify(text)}: expected e.g. 15m, 1h30m, 90s`);
+    throw new DurationSyntaxError(
+      `invalid duration ${JSON.stringify(text)}: expected e.g. 15m, 1h30m, 90s`,
+    );
   }
   const body = s.startsWith('+') ? s.slice(1) : s;
   const part = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/y;
@@ -39,7 +41,8 @@ export function parseDuration(text: string): number {
     ms += Number(m[1]) * UNIT_MS[m[2]!]!;
     at = part.lastIndex;
   }
-  if (!Number.isFinite(ms)) throw new DurationSyntaxError(`duration ${JSON.stringify(text)} is too long`);
+  if (!Number.isFinite(ms))
+    throw new DurationSyntaxError(`duration ${JSON.stringify(text)} is too long`);
   return Math.round(ms);
 }
 

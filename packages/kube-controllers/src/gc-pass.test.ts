@@ -6,7 +6,10 @@ let h: GcHarness;
 
 beforeEach(async () => {
   h = await createGcHarness();
-  await h.ipam.pools.create({ metadata: { name: 'default' }, spec: { cidr: '10.0.0.0/24', blockSize: 28 } });
+  await h.ipam.pools.create({
+    metadata: { name: 'default' },
+    spec: { cidr: '10.0.0.0/24', blockSize: 28 },
+  });
   h.nodes.add('node-a').add('node-b');
 });
 
@@ -31,7 +34,12 @@ describe('leaked pod addresses', () => {
     expect(await isAllocated(h.ipam, ip!)).toBe(false);
     expect(h.reclaimed).toEqual([ip]);
     expect(h.logs.find((l) => l.msg === 'released leaked address')?.fields).toMatchObject({
-      ip, handle: 'k8s-pod-network.web', node: 'node-a', namespace: 'default', pod: 'web', reason: 'grace-period-elapsed',
+      ip,
+      handle: 'k8s-pod-network.web',
+      node: 'node-a',
+      namespace: 'default',
+      pod: 'web',
+      reason: 'grace-period-elapsed',
     });
     expect(h.state.allocations.size).toBe(0);
   });
@@ -77,7 +85,10 @@ describe('leaked pod addresses', () => {
   });
 
   it('keeps every address of a handle while one of them is valid (all or none per handle)', async () => {
-    await h.ipam.pools.create({ metadata: { name: 'v6' }, spec: { cidr: 'fd00::/120', blockSize: 124 } });
+    await h.ipam.pools.create({
+      metadata: { name: 'v6' },
+      spec: { cidr: 'fd00::/120', blockSize: 124 },
+    });
     const [v4, v6] = await h.assign({ node: 'node-a', name: 'dual', num6: 1 });
     // The pod reports only its IPv4 address: the IPv6 one is a leak candidate, the handle is held.
     h.addPod(pod({ name: 'dual', node: 'node-a', ips: [v4!] }));
@@ -104,14 +115,19 @@ describe('leaked pod addresses', () => {
       h.onLivePod = undefined;
       await h.ipam.releaseByHandle('k8s-pod-network.old');
       await h.ipam.assignIp({
-        ip: ip!, hostname: 'node-a', handleId: 'k8s-pod-network.new', attrs: { namespace: 'default', pod: 'new', node: 'node-a' },
+        ip: ip!,
+        hostname: 'node-a',
+        handleId: 'k8s-pod-network.new',
+        attrs: { namespace: 'default', pod: 'new', node: 'node-a' },
       });
       h.addPod(pod({ name: 'new', node: 'node-a', ips: [ip!] }));
     };
     const r = await h.pass();
     expect(r).toMatchObject({ released: 0 });
     expect((await h.ipam.getAssignmentAttributes(ip!)).handleId).toBe('k8s-pod-network.new');
-    expect(h.logs.some((l) => l.msg.startsWith('not released: an address changed since the scan'))).toBe(true);
+    expect(
+      h.logs.some((l) => l.msg.startsWith('not released: an address changed since the scan')),
+    ).toBe(true);
     // The new pod's address is valid from the next scan on.
     h.clock.advance(60 * MINUTE);
     expect(await h.pass()).toMatchObject({ candidates: 0, released: 0 });
@@ -163,10 +179,16 @@ describe('leaked pod addresses', () => {
 
 describe('deleted nodes', () => {
   it('releases the pods, tunnel addresses, blocks and affinities of a deleted node at once', async () => {
-    await h.ipam.nodes.create({ metadata: { name: 'node-a' }, spec: { orchRefs: [{ orchestrator: 'k8s', nodeName: 'node-a' }] } });
+    await h.ipam.nodes.create({
+      metadata: { name: 'node-a' },
+      spec: { orchRefs: [{ orchestrator: 'k8s', nodeName: 'node-a' }] },
+    });
     const [p1] = await h.assign({ node: 'node-a', name: 'p1' });
     const [tunnel] = await h.assign({
-      node: 'node-a', name: 'tunnel', handle: 'ipip-tunnel-addr-node-a', attrs: { node: 'node-a', type: 'ipipTunnelAddress' },
+      node: 'node-a',
+      name: 'tunnel',
+      handle: 'ipip-tunnel-addr-node-a',
+      attrs: { node: 'node-a', type: 'ipipTunnelAddress' },
     });
     h.addPod(pod({ name: 'p1', node: 'node-a', ips: [p1!] }));
     await h.pass();
@@ -183,7 +205,10 @@ describe('deleted nodes', () => {
   it('keeps a deleted node while a pod on it still holds its address, and its tunnel address with it', async () => {
     const [p1] = await h.assign({ node: 'node-a', name: 'p1' });
     const [tunnel] = await h.assign({
-      node: 'node-a', name: 't', handle: 'vxlan-tunnel-addr-node-a', attrs: { node: 'node-a', type: 'vxlanTunnelAddress' },
+      node: 'node-a',
+      name: 't',
+      handle: 'vxlan-tunnel-addr-node-a',
+      attrs: { node: 'node-a', type: 'vxlanTunnelAddress' },
     });
     h.addPod(pod({ name: 'p1', node: 'node-a', ips: [p1!] }));
     h.nodes.delete('node-a');
@@ -192,7 +217,10 @@ describe('deleted nodes', () => {
   });
 
   it('maps a Calico node to its Kubernetes node by its k8s orchRef', async () => {
-    await h.ipam.nodes.create({ metadata: { name: 'calico-a.example' }, spec: { orchRefs: [{ orchestrator: 'k8s', nodeName: 'node-a' }] } });
+    await h.ipam.nodes.create({
+      metadata: { name: 'calico-a.example' },
+      spec: { orchRefs: [{ orchestrator: 'k8s', nodeName: 'node-a' }] },
+    });
     const [ip] = await h.assign({ node: 'calico-a.example', name: 'p' });
     h.addPod(pod({ name: 'p', node: 'node-a', ips: [ip!] }));
     expect(await h.pass()).toMatchObject({ candidates: 0, nodesCleaned: 0 });
@@ -202,7 +230,10 @@ describe('deleted nodes', () => {
   });
 
   it('leaves nodes of another orchestrator alone', async () => {
-    await h.ipam.nodes.create({ metadata: { name: 'bare-metal' }, spec: { orchRefs: [{ orchestrator: 'openstack', nodeName: 'bm' }] } });
+    await h.ipam.nodes.create({
+      metadata: { name: 'bare-metal' },
+      spec: { orchRefs: [{ orchestrator: 'openstack', nodeName: 'bm' }] },
+    });
     const [ip] = await h.assign({ node: 'bare-metal', name: 'p' });
     await h.pass();
     h.clock.advance(60 * MINUTE);
@@ -269,7 +300,10 @@ describe('blocks', () => {
 
   it('reclaims the last empty block of a node when its pool is full (calico#11149)', async () => {
     await h.ipam.pools.delete('default');
-    await h.ipam.pools.create({ metadata: { name: 'tiny' }, spec: { cidr: '10.1.0.0/27', blockSize: 28 } });
+    await h.ipam.pools.create({
+      metadata: { name: 'tiny' },
+      spec: { cidr: '10.1.0.0/27', blockSize: 28 },
+    });
     const [a] = await h.assign({ node: 'node-a', name: 'a' });
     await h.assign({ node: 'node-b', name: 'b' });
     h.addPod(pod({ name: 'b', node: 'node-b', ips: [] }));
@@ -279,7 +313,9 @@ describe('blocks', () => {
     h.clock.advance(16 * MINUTE);
     const r = await h.pass();
     expect(r.emptyBlocksReleased).toBe(1);
-    expect(h.logs.find((l) => l.msg === 'released the affinity of an empty block')?.fields).toMatchObject({ node: 'node-a', reason: 'pool-full' });
+    expect(
+      h.logs.find((l) => l.msg === 'released the affinity of an empty block')?.fields,
+    ).toMatchObject({ node: 'node-a', reason: 'pool-full' });
   });
 });
 
@@ -287,7 +323,10 @@ describe('orphan handles', () => {
   it('deletes a handle that holds no address for longer than the grace period', async () => {
     await h.assign({ node: 'node-a', name: 'p' });
     // A handle left behind: its count says one address, no block holds any for it.
-    await h.ds.create({ key: { kind: 'IPAMHandle', handleId: 'k8s-pod-network.gone' }, value: { handleId: 'k8s-pod-network.gone', block: { '10.0.0.0/28': 1 }, deleted: false } });
+    await h.ds.create({
+      key: { kind: 'IPAMHandle', handleId: 'k8s-pod-network.gone' },
+      value: { handleId: 'k8s-pod-network.gone', block: { '10.0.0.0/28': 1 }, deleted: false },
+    });
     h.addPod(pod({ name: 'p', node: 'node-a', ips: [] }));
     await h.pass();
     h.clock.advance(15 * MINUTE);
@@ -299,7 +338,10 @@ describe('orphan handles', () => {
   });
 
   it('does not delete a handle changed since it was first seen empty', async () => {
-    const kv = await h.ds.create({ key: { kind: 'IPAMHandle', handleId: 'h' }, value: { handleId: 'h', block: {}, deleted: false } });
+    const kv = await h.ds.create({
+      key: { kind: 'IPAMHandle', handleId: 'h' },
+      value: { handleId: 'h', block: {}, deleted: false },
+    });
     await h.pass();
     h.clock.advance(10 * MINUTE);
     await h.ds.update({ ...kv, value: { ...kv.value, block: { '10.0.0.0/28': 1 } } }); // a CNI ADD in flight

@@ -101,15 +101,33 @@ export async function runGcPass(ctx: GcPassContext): Promise<GcPassReport> {
     errors++;
     ctx.observer?.error?.(operation);
     const delay = backoff.failed(item, nowMs);
-    log.log('warn', `${operation} failed; retrying later`, { item, retryInMs: delay, error: errorText(e), ...fields });
+    log.log('warn', `${operation} failed; retrying later`, {
+      item,
+      retryInMs: delay,
+      error: errorText(e),
+      ...fields,
+    });
   };
   const empty = {
-    scannedNodes: 0, candidates: 0, confirmed: 0, released: 0, notReleased: 0, coldBlocksCollected: 0,
-    emptyBlocksReleased: 0, nodesCleaned: 0, handlesDeleted: 0, errors: 0,
+    scannedNodes: 0,
+    candidates: 0,
+    confirmed: 0,
+    released: 0,
+    notReleased: 0,
+    coldBlocksCollected: 0,
+    emptyBlocksReleased: 0,
+    nodesCleaned: 0,
+    handlesDeleted: 0,
+    errors: 0,
   };
   if (!state.datastoreReady) {
     log.log('info', 'datastore is locked (ClusterInformation datastoreReady=false): GC paused');
-    return { ...empty, skipped: 'datastore-not-ready', nextDeadlineMs: undefined, workRemaining: false };
+    return {
+      ...empty,
+      skipped: 'datastore-not-ready',
+      nextDeadlineMs: undefined,
+      workRemaining: false,
+    };
   }
   const grace = settings.leakGracePeriodMs;
   let nextDeadlineMs: number | undefined;
@@ -169,14 +187,29 @@ export async function runGcPass(ctx: GcPassContext): Promise<GcPassReport> {
       decisions.set(t, await revalidate(t));
     });
     // All or none per handle, again after the re-validation.
-    const blockedHandles = new Set(all.filter((t) => decisions.get(t) !== 'release').map((t) => t.handle));
+    const blockedHandles = new Set(
+      all.filter((t) => decisions.get(t) !== 'release').map((t) => t.handle),
+    );
     for (const t of all) {
       const d = decisions.get(t);
       if (d === 'valid' || d === 'changed' || d === 'node-back') {
-        log.log('info', 'leak candidate no longer a leak at the final re-validation; not released', {
-          ip: t.ip, handle: t.handle, node: t.node, namespace: t.attrs.namespace, pod: t.attrs.pod,
-          why: d === 'changed' ? 'the pod was re-created since the scan' : d === 'node-back' ? 'the node exists' : 'the owner holds it',
-        });
+        log.log(
+          'info',
+          'leak candidate no longer a leak at the final re-validation; not released',
+          {
+            ip: t.ip,
+            handle: t.handle,
+            node: t.node,
+            namespace: t.attrs.namespace,
+            pod: t.attrs.pod,
+            why:
+              d === 'changed'
+                ? 'the pod was re-created since the scan'
+                : d === 'node-back'
+                  ? 'the node exists'
+                  : 'the owner holds it',
+          },
+        );
         state.resetLeakState(t);
       }
     }
@@ -184,7 +217,11 @@ export async function runGcPass(ctx: GcPassContext): Promise<GcPassReport> {
       const chosen = batch.allocations.filter((t) => !blockedHandles.has(t.handle));
       if (chosen.length === 0) continue;
       if (!ports.isLeader()) break;
-      const options: ReleaseOptions[] = chosen.map((t) => ({ address: t.ip, handle: t.handle, sequenceNumber: t.sequenceNumber }));
+      const options: ReleaseOptions[] = chosen.map((t) => ({
+        address: t.ip,
+        handle: t.handle,
+        sequenceNumber: t.sequenceNumber,
+      }));
       const byIp = new Map(chosen.map((t) => [t.ip, t]));
       const pool = state.blocks.get(batch.blockCidr)?.pool ?? '';
       try {
@@ -198,8 +235,14 @@ export async function runGcPass(ctx: GcPassContext): Promise<GcPassReport> {
           released++;
           ctx.observer?.reclaimed?.(t, pool);
           log.log('info', 'released leaked address', {
-            ip: t.ip, handle: t.handle, block: t.blockCidr, node: t.node, namespace: t.attrs.namespace,
-            pod: t.attrs.pod, type: t.attrs.type, reason: t.reason,
+            ip: t.ip,
+            handle: t.handle,
+            block: t.blockCidr,
+            node: t.node,
+            namespace: t.attrs.namespace,
+            pod: t.attrs.pod,
+            type: t.attrs.type,
+            reason: t.reason,
             leakedAt: t.leakedAtMs === null ? undefined : new Date(t.leakedAtMs).toISOString(),
           });
         }
@@ -210,9 +253,15 @@ export async function runGcPass(ctx: GcPassContext): Promise<GcPassReport> {
           // sequence number guard refused the whole block's batch, as it must. The watch brings the
           // new state; this block waits a little before it is tried again.
           backoff.failed(`block:${batch.blockCidr}`, nowMs);
-          log.log('info', 'not released: an address changed since the scan (re-used); the block is judged again', {
-            block: batch.blockCidr, addresses: chosen.map((t) => t.ip).join(','), error: errorText(e),
-          });
+          log.log(
+            'info',
+            'not released: an address changed since the scan (re-used); the block is judged again',
+            {
+              block: batch.blockCidr,
+              addresses: chosen.map((t) => t.ip).join(','),
+              error: errorText(e),
+            },
+          );
         } else {
           fail('release-leaks', `block:${batch.blockCidr}`, e, { block: batch.blockCidr });
         }
@@ -220,13 +269,18 @@ export async function runGcPass(ctx: GcPassContext): Promise<GcPassReport> {
     }
     notReleased += plan.heldByHandle + plan.deferred;
     if (plan.heldByHandle > 0) {
-      log.log('debug', 'confirmed leaks held: another address of their handle is in use', { count: plan.heldByHandle });
+      log.log('debug', 'confirmed leaks held: another address of their handle is in use', {
+        count: plan.heldByHandle,
+      });
     }
   }
 
   // 3. The cold-IP backstop.
   let coldBlocksCollected = 0;
-  for (const cidr of planColdBlocks(state, { nowMs, isBackedOff: (c) => backoff.isBackedOff(`cold:${c}`, nowMs) })) {
+  for (const cidr of planColdBlocks(state, {
+    nowMs,
+    isBackedOff: (c) => backoff.isBackedOff(`cold:${c}`, nowMs),
+  })) {
     if (!writes || !ports.isLeader()) break;
     try {
       if (await ports.ipam.garbageCollectColdIps(cidr)) {
@@ -236,15 +290,19 @@ export async function runGcPass(ctx: GcPassContext): Promise<GcPassReport> {
       backoff.succeeded(`cold:${cidr}`);
     } catch (e) {
       // A stale view (changed or deleted since): the watch delivers the fresh block.
-      if (!isIpamError(e, 'UpdateConflict', 'DoesNotExist')) fail('cold-ip-gc', `cold:${cidr}`, e, { block: cidr });
+      if (!isIpamError(e, 'UpdateConflict', 'DoesNotExist'))
+        fail('cold-ip-gc', `cold:${cidr}`, e, { block: cidr });
     }
   }
-  for (const earliest of state.coldBlocks.values()) deadline(earliest + state.ipCooldownSeconds * 1000);
+  for (const earliest of state.coldBlocks.values())
+    deadline(earliest + state.ipCooldownSeconds * 1000);
 
   // 4. Empty blocks.
   let emptyBlocksReleased = 0;
   const emptyPlan = planEmptyBlockReleases(state, {
-    nowMs, leakGracePeriodMs: grace, releasingNodes: new Set(releasableNodes.keys()),
+    nowMs,
+    leakGracePeriodMs: grace,
+    releasingNodes: new Set(releasableNodes.keys()),
     isBackedOff: (c) => backoff.isBackedOff(`empty:${c}`, nowMs),
   });
   for (const cidr of emptyPlan.firstSeenEmpty) state.emptySince.set(cidr, nowMs);
@@ -254,13 +312,19 @@ export async function runGcPass(ctx: GcPassContext): Promise<GcPassReport> {
       await ports.ipam.releaseBlockAffinity(r.cidr, { mustBeEmpty: true });
       emptyBlocksReleased++;
       backoff.succeeded(`empty:${r.cidr}`);
-      log.log('info', 'released the affinity of an empty block', { block: r.cidr, node: r.node, reason: r.reason });
+      log.log('info', 'released the affinity of an empty block', {
+        block: r.cidr,
+        node: r.node,
+        reason: r.reason,
+      });
     } catch (e) {
       if (isIpamError(e, 'BlockNotEmpty')) state.emptySince.delete(r.cidr);
-      else if (!isIpamError(e, 'DoesNotExist')) fail('release-empty-block', `empty:${r.cidr}`, e, { block: r.cidr });
+      else if (!isIpamError(e, 'DoesNotExist'))
+        fail('release-empty-block', `empty:${r.cidr}`, e, { block: r.cidr });
     }
   }
-  if (grace !== null && grace > 0) for (const since of state.emptySince.values()) deadline(since + grace + 1);
+  if (grace !== null && grace > 0)
+    for (const since of state.emptySince.values()) deadline(since + grace + 1);
 
   // 5. Deleted nodes.
   let nodesCleaned = 0;
@@ -269,10 +333,16 @@ export async function runGcPass(ctx: GcPassContext): Promise<GcPassReport> {
     if (backoff.isBackedOff(`node:${node}`, nowMs)) continue;
     try {
       if (await nodeIsBack(k8sNode)) {
-        log.log('info', 'node exists after all (the cache was behind); not cleaned up', { node, kubernetesNode: k8sNode });
+        log.log('info', 'node exists after all (the cache was behind); not cleaned up', {
+          node,
+          kubernetesNode: k8sNode,
+        });
         continue;
       }
-      await ports.ipam.releaseHostAffinities({ affinityType: 'host', host: node }, { mustBeEmpty: true });
+      await ports.ipam.releaseHostAffinities(
+        { affinityType: 'host', host: node },
+        { mustBeEmpty: true },
+      );
       if (ports.deleteCalicoNodes && state.calicoNodes.get(node) === k8sNode && ports.ipam.nodes) {
         await ports.ipam.nodes.delete(node).catch((e: unknown) => {
           if (!isIpamError(e, 'DoesNotExist')) throw e;
@@ -282,19 +352,30 @@ export async function runGcPass(ctx: GcPassContext): Promise<GcPassReport> {
       state.dirtyNodes.delete(node);
       backoff.succeeded(`node:${node}`);
       ctx.observer?.nodeCleaned?.(node);
-      log.log('info', 'cleaned up a deleted node: its blocks and affinities are released', { node, kubernetesNode: k8sNode });
+      log.log('info', 'cleaned up a deleted node: its blocks and affinities are released', {
+        node,
+        kubernetesNode: k8sNode,
+      });
     } catch (e) {
       if (isIpamError(e, 'BlockNotEmpty')) {
         // Usually addresses still cooling down: the cold-IP backstop frees them, then this retries.
         const delay = backoff.failed(`node:${node}`, nowMs);
-        log.log('info', 'deleted node not cleaned up yet: a block of it is not empty', { node, retryInMs: delay, error: errorText(e) });
+        log.log('info', 'deleted node not cleaned up yet: a block of it is not empty', {
+          node,
+          retryInMs: delay,
+          error: errorText(e),
+        });
       } else fail('release-node', `node:${node}`, e, { node });
     }
   }
 
   // 6. Orphan handles.
   let handlesDeleted = 0;
-  const handlePlan = planOrphanHandles(state, { nowMs, leakGracePeriodMs: grace, isBackedOff: (k) => backoff.isBackedOff(`handle:${k}`, nowMs) });
+  const handlePlan = planOrphanHandles(state, {
+    nowMs,
+    leakGracePeriodMs: grace,
+    isBackedOff: (k) => backoff.isBackedOff(`handle:${k}`, nowMs),
+  });
   for (const key of handlePlan.inUse) {
     const h = state.handles.get(key);
     if (h) h.orphanSinceMs = null;
@@ -308,21 +389,31 @@ export async function runGcPass(ctx: GcPassContext): Promise<GcPassReport> {
     const h = state.handles.get(d.key.handleId);
     if (!h || h.revision !== d.revision || state.allocationsByHandle.has(d.handleId)) continue;
     try {
-      await ports.datastore.delete(d.key, { revision: d.revision, ...(d.uid !== undefined && { uid: d.uid }) });
+      await ports.datastore.delete(d.key, {
+        revision: d.revision,
+        ...(d.uid !== undefined && { uid: d.uid }),
+      });
       handlesDeleted++;
       state.deleteHandle(d.key.handleId);
       backoff.succeeded(`handle:${d.key.handleId}`);
-      log.log('info', 'deleted an orphan handle: it held no address for longer than the grace period', {
-        handle: d.handleId, since: h.orphanSinceMs === null ? undefined : new Date(h.orphanSinceMs).toISOString(),
-      });
+      log.log(
+        'info',
+        'deleted an orphan handle: it held no address for longer than the grace period',
+        {
+          handle: d.handleId,
+          since: h.orphanSinceMs === null ? undefined : new Date(h.orphanSinceMs).toISOString(),
+        },
+      );
     } catch (e) {
-      if (isIpamError(e, 'UpdateConflict')) h.orphanSinceMs = null; // changed since: observe again
+      if (isIpamError(e, 'UpdateConflict'))
+        h.orphanSinceMs = null; // changed since: observe again
       else if (isIpamError(e, 'DoesNotExist')) state.deleteHandle(d.key.handleId);
       else fail('delete-handle', `handle:${d.key.handleId}`, e, { handle: d.handleId });
     }
   }
   if (grace !== null && grace > 0) {
-    for (const h of state.handles.values()) if (h.orphanSinceMs !== null) deadline(h.orphanSinceMs + grace + 1);
+    for (const h of state.handles.values())
+      if (h.orphanSinceMs !== null) deadline(h.orphanSinceMs + grace + 1);
   }
   const retry = backoff.nextRetryMs();
   if (retry !== undefined) deadline(retry);
@@ -339,7 +430,9 @@ export async function runGcPass(ctx: GcPassContext): Promise<GcPassReport> {
     handlesDeleted,
     errors,
     nextDeadlineMs,
-    workRemaining: [...state.confirmedLeaks.values()].some((t) => !t.releaseRequested) || releasableNodes.size > nodesCleaned,
+    workRemaining:
+      [...state.confirmedLeaks.values()].some((t) => !t.releaseRequested) ||
+      releasableNodes.size > nodesCleaned,
   };
 
   async function revalidate(t: TrackedAllocation): Promise<Decision> {
@@ -367,7 +460,10 @@ export async function runGcPass(ctx: GcPassContext): Promise<GcPassReport> {
         nodeReleasable: true,
       });
       if (v.classification.verdict !== 'leak') return 'valid';
-      if ((t.kind === 'pod' || t.kind === 'vm') && (v.observedPodUid ?? null) !== (t.observedPodUid ?? null)) {
+      if (
+        (t.kind === 'pod' || t.kind === 'vm') &&
+        (v.observedPodUid ?? null) !== (t.observedPodUid ?? null)
+      ) {
         return 'changed';
       }
       return 'release';
@@ -379,7 +475,11 @@ export async function runGcPass(ctx: GcPassContext): Promise<GcPassReport> {
 }
 
 /** Runs `fn` over `items`, at most `limit` at a time. */
-async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+async function forEachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<void>,
+): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length) await fn(items[next++]!);

@@ -71,7 +71,9 @@ export function validateIpamGcSettings(s: IpamGcSettings): string[] {
     problems.push(`backoffMax (${s.backoffMaxMs}) must be >= backoffBase (${s.backoffBaseMs})`);
   }
   if (!Number.isSafeInteger(s.revalidateConcurrency) || s.revalidateConcurrency < 1) {
-    problems.push(`revalidateConcurrency must be a whole number >= 1, got ${s.revalidateConcurrency}`);
+    problems.push(
+      `revalidateConcurrency must be a whole number >= 1, got ${s.revalidateConcurrency}`,
+    );
   }
   return problems;
 }

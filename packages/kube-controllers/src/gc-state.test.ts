@@ -12,7 +12,10 @@ const NODES = ['a', 'b', 'c'];
 const blockArb = fc
   .record({
     cidr: fc.constantFrom(...CIDRS),
-    affinity: fc.option(fc.constantFrom(...NODES.map((n) => `host:${n}`), 'virtual:load-balancer'), { nil: undefined }),
+    affinity: fc.option(
+      fc.constantFrom(...NODES.map((n) => `host:${n}`), 'virtual:load-balancer'),
+      { nil: undefined },
+    ),
     seq: fc.bigInt({ min: 1n, max: 5n }),
     owners: fc.array(
       fc.record({
@@ -34,7 +37,14 @@ const blockArb = fc
         attributes.push(
           o.cooling
             ? { releasedAt: '2026-01-01T00:00:00Z' }
-            : { handleId: o.handle, activeOwnerAttrs: { ...(o.node && { node: o.node }), namespace: 'ns', pod: o.handle } },
+            : {
+                handleId: o.handle,
+                activeOwnerAttrs: {
+                  ...(o.node && { node: o.node }),
+                  namespace: 'ns',
+                  pod: o.handle,
+                },
+              },
         ) - 1;
       seqs[String(o.ordinal)] = seq;
     }
@@ -81,7 +91,10 @@ describe('GcState', () => {
           } else if (e.type === 'pool') {
             const pool: KVPair<'IPPool'> = {
               key: { kind: 'IPPool', name: e.name },
-              value: { metadata: { name: e.name }, spec: { cidr: e.name === 'p1' ? '10.0.0.0/24' : '10.0.0.0/16', blockSize: 28 } },
+              value: {
+                metadata: { name: e.name },
+                spec: { cidr: e.name === 'p1' ? '10.0.0.0/24' : '10.0.0.0/16', blockSize: 28 },
+              },
               revision: String(rev),
             };
             store.set(`pool:${e.name}`, pool);
@@ -112,7 +125,12 @@ describe('GcState', () => {
     });
     state.applyBlock(kv(block(1n), 1));
     const t = state.allocations.get('h/10.0.0.0')!;
-    state.recordVerdict(t, { leakedAtMs: 5, confirmedLeak: true, reason: 'grace-period-elapsed', observedPodUid: null });
+    state.recordVerdict(t, {
+      leakedAtMs: 5,
+      confirmedLeak: true,
+      reason: 'grace-period-elapsed',
+      observedPodUid: null,
+    });
     state.applyBlock(kv(block(1n), 2));
     expect(state.confirmedLeaks.has(t.id)).toBe(true);
     state.applyBlock(kv(block(2n), 3));
@@ -123,18 +141,48 @@ describe('GcState', () => {
 
   it('attributes blocks to pools, and to no_ippool when none covers them', () => {
     const state = new GcState();
-    state.applyBlock(kv({ cidr: '10.9.0.0/30', allocations: [null, null, null, null], unallocated: [0, 1, 2, 3], attributes: [], sequenceNumber: 1n, sequenceNumberForAllocation: {}, deleted: false }, 1));
+    state.applyBlock(
+      kv(
+        {
+          cidr: '10.9.0.0/30',
+          allocations: [null, null, null, null],
+          unallocated: [0, 1, 2, 3],
+          attributes: [],
+          sequenceNumber: 1n,
+          sequenceNumberForAllocation: {},
+          deleted: false,
+        },
+        1,
+      ),
+    );
     expect(state.blocks.get('10.9.0.0/30')?.pool).toBe(NO_POOL);
     state.applyPool({ metadata: { name: 'p' }, spec: { cidr: '10.9.0.0/16' } });
     expect(state.blocks.get('10.9.0.0/30')?.pool).toBe('p');
-    state.applyPool({ metadata: { name: 'p', deletionTimestamp: '2026-01-01T00:00:00Z' }, spec: { cidr: '10.9.0.0/16' } });
+    state.applyPool({
+      metadata: { name: 'p', deletionTimestamp: '2026-01-01T00:00:00Z' },
+      spec: { cidr: '10.9.0.0/16' },
+    });
     expect(state.blocks.get('10.9.0.0/30')?.pool).toBe(NO_POOL);
     expect(findStateProblems(state)).toEqual([]);
   });
 
   it('findStateProblems reports a map out of step', () => {
     const state = new GcState();
-    state.applyBlock(kv({ cidr: '10.0.0.0/30', affinity: 'host:a', allocations: [null, null, null, null], unallocated: [0, 1, 2, 3], attributes: [], sequenceNumber: 1n, sequenceNumberForAllocation: {}, deleted: false }, 1));
+    state.applyBlock(
+      kv(
+        {
+          cidr: '10.0.0.0/30',
+          affinity: 'host:a',
+          allocations: [null, null, null, null],
+          unallocated: [0, 1, 2, 3],
+          attributes: [],
+          sequenceNumber: 1n,
+          sequenceNumberForAllocation: {},
+          deleted: false,
+        },
+        1,
+      ),
+    );
     state.emptySince.set('10.0.0.4/30', 1);
     state.blocksByNode.set('ghost', new Set());
     expect(findStateProblems(state)).toEqual([

@@ -102,7 +102,7 @@ const sameAttrs = (
 
 function addTo<K, V>(map: Map<K, Map<string, V>>, key: K, id: string, value: V): void {
   let inner = map.get(key);
-  if (!inner) map.set(key, (inner = new Map()));
+  if (!inner) map.set(key, (inner = new Map<string, V>()));
   inner.set(id, value);
 }
 
@@ -241,7 +241,8 @@ export class GcState {
       earliestReleasedMs: earliest,
       pool: this.poolFor(cidr),
     };
-    if (previous && previous.pool !== info.pool) removeFromSet(this.blocksByPool, previous.pool, cidr);
+    if (previous && previous.pool !== info.pool)
+      removeFromSet(this.blocksByPool, previous.pool, cidr);
     addToSet(this.blocksByPool, info.pool, cidr);
     if (previous?.affinityHost !== undefined && previous.affinityHost !== affinityHost) {
       removeFromSet(this.blocksByNode, previous.affinityHost, cidr);
@@ -294,7 +295,8 @@ export class GcState {
     const name = pool.metadata.name;
     const old = this.pools.get(name);
     this.pools.set(name, { name, pool, cidr, cidrText: pool.spec.cidr, blockSize });
-    if (!old || old.cidrText !== pool.spec.cidr || old.blockSize !== blockSize) this.reattributeBlocks();
+    if (!old || old.cidrText !== pool.spec.cidr || old.blockSize !== blockSize)
+      this.reattributeBlocks();
   }
 
   /** Forgets a pool; its blocks go to another covering pool or {@link NO_POOL}. */

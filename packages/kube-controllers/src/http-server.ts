@@ -34,11 +34,19 @@ export async function serveHttpEndpoints(
     if (path === '/metrics') {
       endpoints.metrics().then(
         ({ contentType, body }) => res.writeHead(200, { 'content-type': contentType }).end(body),
-        (e: unknown) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`metrics failed: ${String(e)}\n`),
+        (e: unknown) =>
+          res
+            .writeHead(500, { 'content-type': 'text/plain' })
+            .end(`metrics failed: ${String(e)}\n`),
       );
       return;
     }
-    const check = path === '/healthz' ? endpoints.healthz() : path === '/readyz' ? endpoints.readyz() : undefined;
+    const check =
+      path === '/healthz'
+        ? endpoints.healthz()
+        : path === '/readyz'
+          ? endpoints.readyz()
+          : undefined;
     if (!check) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
       return;

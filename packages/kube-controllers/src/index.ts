@@ -20,7 +20,13 @@ export type { LeaseElector, LeaseElectorOptions } from './lease-elector.js';
 export { createSharedInformers, LIST_PAGE_SIZE } from './shared-informers.js';
 export { startSlimInformer } from './slim-informer.js';
 export type { ListPage, Slim, SlimInformer, SlimInformerOptions } from './slim-informer.js';
-export { KubeConfigError, createKubeApis, isNotFound, kubeStatus, loadKubeConfig } from './kube-client.js';
+export {
+  KubeConfigError,
+  createKubeApis,
+  isNotFound,
+  kubeStatus,
+  loadKubeConfig,
+} from './kube-client.js';
 export type { KubeApis } from './kube-client.js';
 export { startStoreReflector } from './store-reflector.js';
 export type { StoreReflector, StoreReflectorOptions } from './store-reflector.js';

@@ -62,7 +62,10 @@ export function createIpamGcController(options: IpamGcControllerOptions): IpamGc
   const settings = options.settings;
   const events = new EventEmitter();
   const state = new GcState();
-  const backoff = createItemBackoff({ baseMs: settings.backoffBaseMs, maxMs: settings.backoffMaxMs });
+  const backoff = createItemBackoff({
+    baseMs: settings.backoffBaseMs,
+    maxMs: settings.backoffMaxMs,
+  });
   let ctx: ControllerContext | undefined;
   let log: Logger | undefined;
   let metrics: IpamGcMetrics | undefined;
@@ -95,10 +98,13 @@ export function createIpamGcController(options: IpamGcControllerOptions): IpamGc
     if (at >= timerAt) return;
     clearTimeout(timer);
     timerAt = at;
-    timer = setTimeout(() => {
-      timerAt = Infinity;
-      void loop();
-    }, Math.max(0, at - now()));
+    timer = setTimeout(
+      () => {
+        timerAt = Infinity;
+        void loop();
+      },
+      Math.max(0, at - now()),
+    );
   };
   const kick = (): void => schedule(now());
 
@@ -123,7 +129,7 @@ export function createIpamGcController(options: IpamGcControllerOptions): IpamGc
           settings,
           backoff,
           nowMs: now(),
-          ports: ports(ctx!),
+          ports: ports(ctx),
           observer: {
             reclaimed: (t, pool) => metrics?.reclaimed(pool, t.node),
             nodeCleaned: (node) => metrics?.forgetNode(node),
@@ -151,7 +157,10 @@ export function createIpamGcController(options: IpamGcControllerOptions): IpamGc
       }
       if (report) {
         const { nextDeadlineMs, ...counts } = report;
-        log?.log('debug', 'GC pass done', { ...counts, ms: Math.round(performance.now() - started) });
+        log?.log('debug', 'GC pass done', {
+          ...counts,
+          ms: Math.round(performance.now() - started),
+        });
         if (nextDeadlineMs !== undefined) schedule(nextDeadlineMs);
         events.emit('pass', report);
       }
@@ -202,7 +211,8 @@ export function createIpamGcController(options: IpamGcControllerOptions): IpamGc
   const markPodNode = (p: SlimPod): void => {
     if (p.nodeName !== '') state.dirtyNodes.add(p.nodeName);
     // Calico nodes mapped to this Kubernetes node.
-    for (const [calico, k8s] of state.calicoNodes) if (k8s === p.nodeName) state.dirtyNodes.add(calico);
+    for (const [calico, k8s] of state.calicoNodes)
+      if (k8s === p.nodeName) state.dirtyNodes.add(calico);
     kick();
   };
   const fullScan = (): void => {
@@ -263,7 +273,8 @@ export function createIpamGcController(options: IpamGcControllerOptions): IpamGc
     health(): ControllerStatus {
       const stuck = options.stuckAfterMs ?? 5 * 60_000;
       // Idle with nothing scheduled is healthy; a pass running for too long is not.
-      if (running && now() - lastAlive > stuck) return { ok: false, detail: `a GC pass has run for over ${stuck} ms` };
+      if (running && now() - lastAlive > stuck)
+        return { ok: false, detail: `a GC pass has run for over ${stuck} ms` };
       return lastError ? { ok: true, detail: `last pass failed: ${lastError}` } : { ok: true };
     },
     beforeScrape() {
@@ -275,12 +286,14 @@ export function createIpamGcController(options: IpamGcControllerOptions): IpamGc
     },
     async compareWithStore() {
       if (!ctx) throw new Error('not started');
-      while (running) await running;
-      applyPending();
+      const idle = async (): Promise<void> => {
+        while (running) await running;
+        applyPending();
+      };
+      await idle();
       const items: KVPair[] = [];
-      for (const kind of GC_STORE_KINDS) items.push(...(await ctx.datastore.list({ kind } as never)).items);
-      while (running) await running;
-      applyPending();
+      for (const kind of GC_STORE_KINDS) items.push(...(await ctx.datastore.list({ kind })).items);
+      await idle();
       const live = JSON.stringify(describeState(state));
       const fresh = JSON.stringify(describeState(buildGcState(items)));
       return live === fresh ? '' : `live:  ${live}\nstore: ${fresh}`;

@@ -29,7 +29,8 @@ const HELP = {
   reclamations:
     'The total allocations that have been reclaimed by the garbage collector over time. Under normal operation, this counter should increase, and increases of this counter should align to a return to zero for the candidate gauge.',
   size: 'Total number of addresses in the IP Pool',
-  reserved: 'Number of addresses in the IP Pool that an IPReservation covers, and so cannot be assigned.',
+  reserved:
+    'Number of addresses in the IP Pool that an IPReservation covers, and so cannot be assigned.',
   perNode: 'Number of IPs allocated',
   borrowedPerNode: 'Number of allocated IPs that are from non-affine blocks.',
   blocksPerNode: 'Number of blocks in IPAM',
@@ -59,15 +60,20 @@ export function createIpamGcMetrics(registry: Registry): IpamGcMetrics {
     labelNames: ['ippool', 'node'] as const,
     registers,
   });
-  const perPool = (name: string, help: string) => new Gauge({ name, help, labelNames: ['ippool'] as const, registers });
+  const perPool = (name: string, help: string) =>
+    new Gauge({ name, help, labelNames: ['ippool'] as const, registers });
   const size = perPool('ipam_ippool_size', HELP.size);
   const reserved = perPool('ipam_ippool_reserved', HELP.reserved);
   const available = perPool(
     'ipam_ippool_available',
     'Addresses of the IP pool that can still be assigned: neither allocated (cooling-down addresses count as allocated) nor reserved.',
   );
-  const freeBlocks = perPool('ipam_ippool_free_blocks', 'Blocks of the IP pool that no node has claimed yet.');
-  const perNode = (name: string, help: string) => new Gauge({ name, help, labelNames: ['node'] as const, registers });
+  const freeBlocks = perPool(
+    'ipam_ippool_free_blocks',
+    'Blocks of the IP pool that no node has claimed yet.',
+  );
+  const perNode = (name: string, help: string) =>
+    new Gauge({ name, help, labelNames: ['node'] as const, registers });
   const allocationsPerNode = perNode('ipam_allocations_per_node', HELP.perNode);
   const borrowedPerNode = perNode('ipam_allocations_borrowed_per_node', HELP.borrowedPerNode);
   const blocksPerNode = perNode('ipam_blocks_per_node', HELP.blocksPerNode);
@@ -78,23 +84,48 @@ export function createIpamGcMetrics(registry: Registry): IpamGcMetrics {
     buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30],
     registers,
   });
-  const passes = new Counter({ name: 'ipam_gc_passes_total', help: 'IPAM GC passes run.', labelNames: ['outcome'] as const, registers });
+  const passes = new Counter({
+    name: 'ipam_gc_passes_total',
+    help: 'IPAM GC passes run.',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
   const errors = new Counter({
     name: 'ipam_gc_errors_total',
     help: 'IPAM GC writes that failed (each is retried with backoff), by operation.',
     labelNames: ['operation'] as const,
     registers,
   });
-  const leader = new Gauge({ name: 'ipam_gc_leader', help: '1 when this replica leads (and so may release), else 0.', registers });
+  const leader = new Gauge({
+    name: 'ipam_gc_leader',
+    help: '1 when this replica leads (and so may release), else 0.',
+    registers,
+  });
   leader.set(0);
   const reclaimedCounts = new Map<string, Map<string, number>>();
 
-  const setNodes = (gauge: Gauge<'ippool' | 'node'>, pool: string, values: ReadonlyMap<string, number>): void => {
+  const setNodes = (
+    gauge: Gauge<'ippool' | 'node'>,
+    pool: string,
+    values: ReadonlyMap<string, number>,
+  ): void => {
     for (const [node, v] of values) gauge.set({ ippool: pool, node }, v);
   };
   return {
     update(snapshot) {
-      for (const g of [inUse, borrowed, blocks, candidates, size, reserved, available, freeBlocks, allocationsPerNode, borrowedPerNode, blocksPerNode]) {
+      for (const g of [
+        inUse,
+        borrowed,
+        blocks,
+        candidates,
+        size,
+        reserved,
+        available,
+        freeBlocks,
+        allocationsPerNode,
+        borrowedPerNode,
+        blocksPerNode,
+      ]) {
         g.reset();
       }
       const pools = new Set<string>();
@@ -111,7 +142,8 @@ export function createIpamGcMetrics(registry: Registry): IpamGcMetrics {
       for (const [node, v] of snapshot.borrowedPerNode) borrowedPerNode.set({ node }, v);
       for (const [node, v] of snapshot.blocksPerNode) blocksPerNode.set({ node }, v);
       // A deleted pool's reclamation series go with it.
-      for (const pool of [...reclaimedCounts.keys()]) if (!pools.has(pool)) reclaimedCounts.delete(pool);
+      for (const pool of [...reclaimedCounts.keys()])
+        if (!pools.has(pool)) reclaimedCounts.delete(pool);
       reclamations.reset();
       for (const [pool, nodes] of reclaimedCounts) {
         for (const [node, n] of nodes) reclamations.inc({ ippool: pool, node }, n);
@@ -119,7 +151,7 @@ export function createIpamGcMetrics(registry: Registry): IpamGcMetrics {
     },
     reclaimed(pool, node) {
       let nodes = reclaimedCounts.get(pool);
-      if (!nodes) reclaimedCounts.set(pool, (nodes = new Map()));
+      if (!nodes) reclaimedCounts.set(pool, (nodes = new Map<string, number>()));
       const label = node ?? UNKNOWN_NODE;
       nodes.set(label, (nodes.get(label) ?? 0) + 1);
       reclamations.inc({ ippool: pool, node: label });

@@ -18,7 +18,14 @@ import type { IpamGcController } from './ipam-gc-controller.js';
 import { createKubeApis, loadKubeConfig } from './kube-client.js';
 import type { KubeApis } from './kube-client.js';
 import type { LogFields, Logger } from './logger.js';
-import { createNamespace, createNode, createPod, deleteNode, deletePod, nextEvent } from './test-kube.js';
+import {
+  createNamespace,
+  createNode,
+  createPod,
+  deleteNode,
+  deletePod,
+  nextEvent,
+} from './test-kube.js';
 
 /** An IPAM store the GC is tested on. */
 interface StoreTarget {
@@ -39,7 +46,7 @@ const STORES: StoreTarget[] = [
     name: 'file',
     async open() {
       const dir = await createTempDir('gc-file-');
-      const datastore = await createFileDatastore({ path: join(dir.path, "store.json") });
+      const datastore = await createFileDatastore({ path: join(dir.path, 'store.json') });
       return { datastore, stop: async () => (await datastore.close(), await dir.remove()) };
     },
   },
@@ -83,23 +90,45 @@ describe.each(STORES)('IPAM GC with the store on $name', (target) => {
   /** Hook between the scan and the release (the final re-validation's pod GET). */
   let beforeLivePod: ((namespace: string, name: string) => Promise<void>) | undefined;
 
-  const waitLog = (msg: string, match: (f: LogFields) => boolean = () => true, timeoutMs = 30_000) =>
-    nextEvent<LogEvent>(logs, 'log', (l) => l.msg === msg && match(l.fields), timeoutMs, `log "${msg}"`);
+  const waitLog = (
+    msg: string,
+    match: (f: LogFields) => boolean = () => true,
+    timeoutMs = 30_000,
+  ) =>
+    nextEvent<LogEvent>(
+      logs,
+      'log',
+      (l) => l.msg === msg && match(l.fields),
+      timeoutMs,
+      `log "${msg}"`,
+    );
   const waitPass = (match: (r: GcPassReport) => boolean, what: string) =>
     nextEvent<GcPassReport>(gc.events, 'pass', match, 30_000, what);
   /** Waits for a pass that started after now. */
   const nextPass = async (): Promise<GcPassReport> => {
     const after = gc.passes();
-    return nextEvent<GcPassReport>(gc.events, 'pass', () => gc.passes() > after + 1, 30_000, 'a full pass after now');
+    return nextEvent<GcPassReport>(
+      gc.events,
+      'pass',
+      () => gc.passes() > after + 1,
+      30_000,
+      'a full pass after now',
+    );
   };
   const allocated = async (ip: string): Promise<string | undefined> =>
-    ipam.getAssignmentAttributes(ip).then((a) => a.handleId, () => undefined);
+    ipam.getAssignmentAttributes(ip).then(
+      (a) => a.handleId,
+      () => undefined,
+    );
 
   beforeEach(async () => {
     seq++;
     store = await target.open();
     ipam = createIpamClient({ datastore: store.datastore });
-    await ipam.pools.create({ metadata: { name: 'pool' }, spec: { cidr: '10.64.0.0/24', blockSize: 29 } });
+    await ipam.pools.create({
+      metadata: { name: 'pool' },
+      spec: { cidr: '10.64.0.0/24', blockSize: 29 },
+    });
     ns = `gc-${target.name}-${seq}`;
     nodeA = `${target.name}-${seq}-a`;
     nodeB = `${target.name}-${seq}-b`;
@@ -120,7 +149,12 @@ describe.each(STORES)('IPAM GC with the store on $name', (target) => {
     };
     beforeLivePod = undefined;
     gc = createIpamGcController({
-      settings: ipamGcSettings({ leakGracePeriodMs: GRACE_MS, batchWindowMs: 100, fullScanIntervalMs: 1000, backoffBaseMs: 200 }),
+      settings: ipamGcSettings({
+        leakGracePeriodMs: GRACE_MS,
+        batchWindowMs: 100,
+        fullScanIntervalMs: 1000,
+        backoffBaseMs: 200,
+      }),
       checkConsistency: true,
       deleteCalicoNodes: true,
       wrapLiveLookups: (live) => ({
@@ -139,7 +173,13 @@ describe.each(STORES)('IPAM GC with the store on $name', (target) => {
       datastore: store.datastore,
       ipam: createIpamClient({ datastore: mirrored }),
       logger,
-      leaderElection: { namespace: 'kube-system', name: `gc-test-${seq}`, retryPeriodMs: 200, renewDeadlineMs: 1500, leaseDurationMs: 2000 },
+      leaderElection: {
+        namespace: 'kube-system',
+        name: `gc-test-${seq}`,
+        retryPeriodMs: 200,
+        renewDeadlineMs: 1500,
+        leaseDurationMs: 2000,
+      },
       listen: { host: '127.0.0.1', port: 0 },
     });
   });
@@ -150,7 +190,11 @@ describe.each(STORES)('IPAM GC with the store on $name', (target) => {
     expect(problems).toEqual([]);
   });
 
-  const assignPod = async (name: string, node: string, attrs?: Record<string, string>): Promise<string> => {
+  const assignPod = async (
+    name: string,
+    node: string,
+    attrs?: Record<string, string>,
+  ): Promise<string> => {
     const { v4 } = await ipam.autoAssign({
       num4: 1,
       hostname: node,
@@ -164,14 +208,26 @@ describe.each(STORES)('IPAM GC with the store on $name', (target) => {
   it('reclaims the address of a pod deleted behind the CNI plugin after the grace period, and not before', async () => {
     const ip = await assignPod('web', nodeA);
     await createPod(kube.core, { namespace: ns, name: 'web', node: nodeA, ips: [ip] });
-    await waitPass((r) => r.scannedNodes > 0 && r.candidates === 0 && gc.state.allocations.has(`k8s-pod-network.web/${ip}`), 'the allocation judged valid');
+    await waitPass(
+      (r) =>
+        r.scannedNodes > 0 &&
+        r.candidates === 0 &&
+        gc.state.allocations.has(`k8s-pod-network.web/${ip}`),
+      'the allocation judged valid',
+    );
     await deletePod(kube.core, { namespace: ns, name: 'web' });
     const deletedAt = Date.now();
     await waitPass((r) => r.candidates === 1, 'the allocation a candidate');
     expect(await allocated(ip)).toBe('k8s-pod-network.web');
     const released = await waitLog('released leaked address', (f) => f.ip === ip);
     expect(Date.now() - deletedAt).toBeGreaterThanOrEqual(GRACE_MS);
-    expect(released.fields).toMatchObject({ handle: 'k8s-pod-network.web', pod: 'web', namespace: ns, node: nodeA, reason: 'grace-period-elapsed' });
+    expect(released.fields).toMatchObject({
+      handle: 'k8s-pod-network.web',
+      pod: 'web',
+      namespace: ns,
+      node: nodeA,
+      reason: 'grace-period-elapsed',
+    });
     expect(await allocated(ip)).toBeUndefined();
     expect(await gc.compareWithStore()).toBe('');
   });
@@ -183,12 +239,22 @@ describe.each(STORES)('IPAM GC with the store on $name', (target) => {
       beforeLivePod = undefined;
       // The CNI plugin releases the old pod's address and gives it to a new pod.
       await ipam.releaseByHandle('k8s-pod-network.old');
-      await ipam.assignIp({ ip, hostname: nodeA, handleId: 'k8s-pod-network.new', attrs: { namespace: ns, pod: 'new', node: nodeA } });
+      await ipam.assignIp({
+        ip,
+        hostname: nodeA,
+        handleId: 'k8s-pod-network.new',
+        attrs: { namespace: ns, pod: 'new', node: nodeA },
+      });
       await createPod(kube.core, { namespace: ns, name: 'new', node: nodeA, ips: [ip] });
     };
-    await waitLog('not released: an address changed since the scan (re-used); the block is judged again');
+    await waitLog(
+      'not released: an address changed since the scan (re-used); the block is judged again',
+    );
     // Several passes later, the new pod's address is still its own.
-    await waitPass((r) => r.candidates === 0 && gc.state.allocations.has(`k8s-pod-network.new/${ip}`), 'the new allocation judged valid');
+    await waitPass(
+      (r) => r.candidates === 0 && gc.state.allocations.has(`k8s-pod-network.new/${ip}`),
+      'the new allocation judged valid',
+    );
     await nextPass();
     expect(await allocated(ip)).toBe('k8s-pod-network.new');
     expect(lines.filter((l) => l.msg === 'released leaked address')).toEqual([]);
@@ -213,16 +279,26 @@ describe.each(STORES)('IPAM GC with the store on $name', (target) => {
     await createPod(kube.core, { namespace: ns, name: 'p', node: nodeA, ips: [pod] });
     await assignPod('q', nodeB);
     await createPod(kube.core, { namespace: ns, name: 'q', node: nodeB });
-    await waitPass((r) => r.scannedNodes >= 2 && gc.state.allocations.size === 3, 'everything seen');
+    await waitPass(
+      (r) => r.scannedNodes >= 2 && gc.state.allocations.size === 3,
+      'everything seen',
+    );
     await deleteNode(kube.core, nodeA);
     await deletePod(kube.core, { namespace: ns, name: 'p' }); // as Kubernetes' pod GC does
-    await waitLog('cleaned up a deleted node: its blocks and affinities are released', (f) => f.node === nodeA);
+    await waitLog(
+      'cleaned up a deleted node: its blocks and affinities are released',
+      (f) => f.node === nodeA,
+    );
     expect(await allocated(pod)).toBeUndefined();
     expect(await allocated(tunnel)).toBeUndefined();
     expect((await store.datastore.list({ kind: 'BlockAffinity', host: nodeA })).items).toEqual([]);
-    const blocks = (await store.datastore.list({ kind: 'IPAMBlock' })).items.map((kv) => kv.value.affinity);
+    const blocks = (await store.datastore.list({ kind: 'IPAMBlock' })).items.map(
+      (kv) => kv.value.affinity,
+    );
     expect(blocks).toEqual([`host:${nodeB}`]);
-    expect((await store.datastore.list({ kind: 'Node' })).items.map((kv) => kv.key.name)).toEqual([nodeB]);
+    expect((await store.datastore.list({ kind: 'Node' })).items.map((kv) => kv.key.name)).toEqual([
+      nodeB,
+    ]);
     expect(await gc.compareWithStore()).toBe('');
   });
 
@@ -244,16 +320,24 @@ describe.each(STORES)('IPAM GC with the store on $name', (target) => {
       value: { handleId: 'k8s-pod-network.orphan', block: { '10.64.0.0/29': 1 }, deleted: false },
     });
     const created = Date.now();
-    await waitLog('deleted an orphan handle: it held no address for longer than the grace period', (f) => f.handle === 'k8s-pod-network.orphan');
+    await waitLog(
+      'deleted an orphan handle: it held no address for longer than the grace period',
+      (f) => f.handle === 'k8s-pod-network.orphan',
+    );
     expect(Date.now() - created).toBeGreaterThanOrEqual(GRACE_MS);
-    const handles = (await store.datastore.list({ kind: 'IPAMHandle' })).items.map((kv) => kv.key.handleId);
+    const handles = (await store.datastore.list({ kind: 'IPAMHandle' })).items.map(
+      (kv) => kv.key.handleId,
+    );
     expect(handles).toEqual(['k8s-pod-network.live']);
   });
 
   it('serves /metrics, /healthz and /readyz, and its state equals a fresh rebuild', async () => {
     await assignPod('m1', nodeA);
     await createPod(kube.core, { namespace: ns, name: 'm1', node: nodeA });
-    await waitPass((r) => r.scannedNodes > 0 && gc.state.allocations.size === 1, 'the allocation seen');
+    await waitPass(
+      (r) => r.scannedNodes > 0 && gc.state.allocations.size === 1,
+      'the allocation seen',
+    );
     const base = `http://${manager.address}`;
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     expect(await (await fetch(`${base}/readyz`)).text()).toBe('ok ipam-gc\n');

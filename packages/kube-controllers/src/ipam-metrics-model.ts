@@ -36,7 +36,8 @@ export interface IpamMetricsSnapshot {
   readonly blocksPerNode: ReadonlyMap<string, number>;
 }
 
-const bump = (m: Map<string, number>, k: string, by = 1): void => void m.set(k, (m.get(k) ?? 0) + by);
+const bump = (m: Map<string, number>, k: string, by = 1): void =>
+  void m.set(k, (m.get(k) ?? 0) + by);
 
 /**
  * Recomputes every IPAM gauge from scratch (Calico's `updateMetrics`: one walk over every block's
@@ -51,11 +52,20 @@ export function computeIpamMetrics(
   options: { readonly seedNodes?: Iterable<string> } = {},
 ): IpamMetricsSnapshot {
   const seeds = [...new Set(options.seedNodes ?? state.calicoNodes.keys())];
-  const perPool = new Map<string, { inUse: Map<string, number>; borrowed: Map<string, number>; blocks: Map<string, number>; gcCandidates: Map<string, number> }>();
+  const perPool = new Map<
+    string,
+    {
+      inUse: Map<string, number>;
+      borrowed: Map<string, number>;
+      blocks: Map<string, number>;
+      gcCandidates: Map<string, number>;
+    }
+  >();
   const values = (pool: string) => {
     let v = perPool.get(pool);
     if (!v) {
-      const seeded = (): Map<string, number> => new Map(pool === NO_POOL ? [] : seeds.map((n) => [n, 0]));
+      const seeded = (): Map<string, number> =>
+        new Map(pool === NO_POOL ? [] : seeds.map((n) => [n, 0]));
       v = { inUse: seeded(), borrowed: seeded(), blocks: new Map(), gcCandidates: seeded() };
       perPool.set(pool, v);
     }

@@ -6,12 +6,24 @@ import { GcState } from './gc-state.js';
 import { createIpamGcMetrics } from './ipam-gc-metrics.js';
 import { computeIpamMetrics } from './ipam-metrics-model.js';
 
-function block(cidr: string, affinity: string | undefined, owners: { o: number; node?: string; cooling?: boolean }[]): KVPair<'IPAMBlock'> {
+function block(
+  cidr: string,
+  affinity: string | undefined,
+  owners: { o: number; node?: string; cooling?: boolean }[],
+): KVPair<'IPAMBlock'> {
   const size = 2 ** (32 - Number(cidr.split('/')[1]));
   const allocations: (number | null)[] = Array.from({ length: size }, () => null);
   const attributes: AllocationBlock['attributes'][number][] = [];
   for (const { o, node, cooling } of owners) {
-    allocations[o] = attributes.push(cooling ? { releasedAt: '2026-01-01T00:00:00Z' } : { handleId: `h${cidr}${o}`, activeOwnerAttrs: node ? { node, namespace: 'ns', pod: `p${o}` } : {} }) - 1;
+    allocations[o] =
+      attributes.push(
+        cooling
+          ? { releasedAt: '2026-01-01T00:00:00Z' }
+          : {
+              handleId: `h${cidr}${o}`,
+              activeOwnerAttrs: node ? { node, namespace: 'ns', pod: `p${o}` } : {},
+            },
+      ) - 1;
   }
   const value: AllocationBlock = {
     cidr,
@@ -29,11 +41,27 @@ function block(cidr: string, affinity: string | undefined, owners: { o: number; 
 function stateWith(): GcState {
   const s = new GcState();
   const put = (kv: KVPair) => applyStoreChange(s, { type: 'put', kv });
-  put({ key: { kind: 'IPPool', name: 'p1' }, value: { metadata: { name: 'p1' }, spec: { cidr: '10.0.0.0/24', blockSize: 28 } }, revision: '1' });
-  put({ key: { kind: 'IPReservation', name: 'r' }, value: { metadata: { name: 'r' }, spec: { reservedCIDRs: ['10.0.0.252/30'] } }, revision: '1' });
+  put({
+    key: { kind: 'IPPool', name: 'p1' },
+    value: { metadata: { name: 'p1' }, spec: { cidr: '10.0.0.0/24', blockSize: 28 } },
+    revision: '1',
+  });
+  put({
+    key: { kind: 'IPReservation', name: 'r' },
+    value: { metadata: { name: 'r' }, spec: { reservedCIDRs: ['10.0.0.252/30'] } },
+    revision: '1',
+  });
   put({ key: { kind: 'Node', name: 'a' }, value: { metadata: { name: 'a' } }, revision: '1' });
   put({ key: { kind: 'Node', name: 'c' }, value: { metadata: { name: 'c' } }, revision: '1' });
-  put(block('10.0.0.0/28', 'host:a', [{ o: 0, node: 'a' }, { o: 1, node: 'a' }, { o: 2, node: 'b' }, { o: 3, cooling: true }, { o: 4 }]));
+  put(
+    block('10.0.0.0/28', 'host:a', [
+      { o: 0, node: 'a' },
+      { o: 1, node: 'a' },
+      { o: 2, node: 'b' },
+      { o: 3, cooling: true },
+      { o: 4 },
+    ]),
+  );
   put(block('10.0.0.16/28', undefined, [{ o: 0, node: 'b' }]));
   put(block('10.9.0.0/28', 'host:b', [{ o: 0, node: 'b' }]));
   return s;
@@ -43,7 +71,12 @@ describe('computeIpamMetrics', () => {
   it("recomputes Calico's gauges from the state", () => {
     const s = stateWith();
     const t = s.allocations.get('h10.0.0.0/281/10.0.0.1')!;
-    s.recordVerdict(t, { leakedAtMs: 1, confirmedLeak: false, reason: 'within-grace-period', observedPodUid: null });
+    s.recordVerdict(t, {
+      leakedAtMs: 1,
+      confirmedLeak: false,
+      reason: 'within-grace-period',
+      observedPodUid: null,
+    });
     const m = computeIpamMetrics(s);
     const p1 = m.pools.find((p) => p.name === 'p1')!;
     expect(Object.fromEntries(p1.inUse)).toEqual({ a: 2, b: 2, c: 0, unknown_node: 1 });
@@ -51,7 +84,12 @@ describe('computeIpamMetrics', () => {
     expect(Object.fromEntries(p1.blocks)).toEqual({ a: 1, no_affinity: 1 });
     expect(Object.fromEntries(p1.gcCandidates)).toEqual({ a: 1, c: 0 });
     // 256 - 4 reserved - (16 - 11 free) - (16 - 15 free) in blocks... available = unallocated unreserved + outside blocks.
-    expect(p1).toMatchObject({ size: 256, reserved: 4, freeBlocks: 14, available: 11 + 15 + (256 - 32 - 4) });
+    expect(p1).toMatchObject({
+      size: 256,
+      reserved: 4,
+      freeBlocks: 14,
+      available: 11 + 15 + (256 - 32 - 4),
+    });
     const orphan = m.pools.find((p) => p.name === 'no_ippool')!;
     expect(Object.fromEntries(orphan.inUse)).toEqual({ b: 1 }); // not zero-seeded
     expect(orphan.size).toBeUndefined();
@@ -70,7 +108,9 @@ describe('createIpamGcMetrics', () => {
     metrics.reclaimed('p1', 'c');
     metrics.update(computeIpamMetrics(s));
     let text = await registry.metrics();
-    expect(text).toContain('# HELP ipam_allocations_in_use IPs currently allocated in IPAM to a workload or tunnel endpoint.');
+    expect(text).toContain(
+      '# HELP ipam_allocations_in_use IPs currently allocated in IPAM to a workload or tunnel endpoint.',
+    );
     expect(text).toContain('# HELP ipam_ippool_size Total number of addresses in the IP Pool');
     expect(text).toContain('ipam_allocations_in_use{ippool="p1",node="a"} 2');
     expect(text).toContain('ipam_allocations_gc_reclamations{ippool="p1",node="c"} 1');

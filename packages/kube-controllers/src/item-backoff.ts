@@ -25,7 +25,8 @@ export function createItemBackoff(options: { baseMs: number; maxMs: number }): I
     succeeded: (item) => void items.delete(item),
     nextRetryMs() {
       let next: number | undefined;
-      for (const { untilMs } of items.values()) if (next === undefined || untilMs < next) next = untilMs;
+      for (const { untilMs } of items.values())
+        if (next === undefined || untilMs < next) next = untilMs;
       return next;
     },
     get size() {

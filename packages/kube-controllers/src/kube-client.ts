@@ -32,7 +32,9 @@ export function loadKubeConfig(options: {
     try {
       kc.loadFromFile(options.kubeconfig);
     } catch (e) {
-      throw new KubeConfigError(`cannot load kubeconfig ${options.kubeconfig}: ${(e as Error).message}`);
+      throw new KubeConfigError(
+        `cannot load kubeconfig ${options.kubeconfig}: ${(e as Error).message}`,
+      );
     }
     if (!kc.getCurrentCluster()) {
       throw new KubeConfigError(`kubeconfig ${options.kubeconfig} has no current cluster`);
@@ -66,7 +68,9 @@ export function createKubeApis(config: KubeConfig): KubeApis {
 /** The HTTP status of a client-node API error (`ApiException.code`), if it has one. */
 export function kubeStatus(e: unknown): number | undefined {
   if (e !== null && typeof e === 'object') {
-    const code = (e as { code?: unknown; statusCode?: unknown }).code ?? (e as { statusCode?: unknown }).statusCode;
+    const code =
+      (e as { code?: unknown; statusCode?: unknown }).code ??
+      (e as { statusCode?: unknown }).statusCode;
     if (typeof code === 'number') return code;
   }
   return undefined;

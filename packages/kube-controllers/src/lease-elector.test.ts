@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CoordinationV1Api, V1Lease } from '@kubernetes/client-node';
+import type { V1Lease } from '@kubernetes/client-node';
 import { startLeaseElector } from './lease-elector.js';
 import type { LeaseElector } from './lease-elector.js';
 import { silentLogger } from './logger.js';
@@ -17,13 +17,20 @@ function fakeLeaseApi() {
     },
     createNamespacedLease: async ({ body }: { body: V1Lease }) => {
       if (lease) throw status(409);
-      lease = { ...structuredClone(body), metadata: { ...body.metadata, resourceVersion: String(++rv) } };
+      lease = {
+        ...structuredClone(body),
+        metadata: { ...body.metadata, resourceVersion: String(++rv) },
+      };
       return structuredClone(lease);
     },
     replaceNamespacedLease: async ({ body }: { body: V1Lease }) => {
       if (api.down.has(body.spec?.holderIdentity ?? '')) throw status(503);
-      if (!lease || body.metadata?.resourceVersion !== lease.metadata?.resourceVersion) throw status(409);
-      lease = { ...structuredClone(body), metadata: { ...body.metadata, resourceVersion: String(++rv) } };
+      if (!lease || body.metadata?.resourceVersion !== lease.metadata?.resourceVersion)
+        throw status(409);
+      lease = {
+        ...structuredClone(body),
+        metadata: { ...body.metadata, resourceVersion: String(++rv) },
+      };
       return structuredClone(lease);
     },
     current: () => lease,
@@ -31,9 +38,13 @@ function fakeLeaseApi() {
   return api;
 }
 
-function elect(api: ReturnType<typeof fakeLeaseApi>, identity: string, onLead: () => void): LeaseElector {
+function elect(
+  api: ReturnType<typeof fakeLeaseApi>,
+  identity: string,
+  onLead: () => void,
+): LeaseElector {
   return startLeaseElector({
-    api: api as unknown as CoordinationV1Api,
+    api: api,
     namespace: 'kube-system',
     name: 'lease',
     identity,

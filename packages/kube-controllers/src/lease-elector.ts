@@ -6,7 +6,10 @@ import { errorText } from './logger.js';
 
 /** Options of {@link startLeaseElector}. */
 export interface LeaseElectorOptions {
-  readonly api: Pick<CoordinationV1Api, 'readNamespacedLease' | 'createNamespacedLease' | 'replaceNamespacedLease'>;
+  readonly api: Pick<
+    CoordinationV1Api,
+    'readNamespacedLease' | 'createNamespacedLease' | 'replaceNamespacedLease'
+  >;
   readonly namespace: string;
   readonly name: string;
   /** This replica's identity (pod name and a random suffix). */
@@ -64,7 +67,10 @@ export function startLeaseElector(options: LeaseElectorOptions): LeaseElector {
     return {
       holderIdentity: identity,
       leaseDurationSeconds: Math.ceil(leaseDurationMs / 1000),
-      acquireTime: lease?.spec?.holderIdentity === identity && lease.spec.acquireTime ? lease.spec.acquireTime : t,
+      acquireTime:
+        lease?.spec?.holderIdentity === identity && lease.spec.acquireTime
+          ? lease.spec.acquireTime
+          : t,
       renewTime: t,
       leaseTransitions: transitions,
     };
@@ -72,7 +78,10 @@ export function startLeaseElector(options: LeaseElectorOptions): LeaseElector {
   const setLeading = (v: boolean): void => {
     if (v === leading) return;
     leading = v;
-    logger.log('info', v ? 'became the leader' : 'stopped leading', { lease: `${namespace}/${name}`, identity });
+    logger.log('info', v ? 'became the leader' : 'stopped leading', {
+      lease: `${namespace}/${name}`,
+      identity,
+    });
     if (v) options.onStartedLeading?.();
     else options.onStoppedLeading?.();
   };
@@ -85,7 +94,10 @@ export function startLeaseElector(options: LeaseElectorOptions): LeaseElector {
       if (kubeStatus(e) !== 404) throw e;
     }
     if (!lease) {
-      await api.createNamespacedLease({ namespace, body: { metadata: { name, namespace }, spec: spec(undefined, 0) } });
+      await api.createNamespacedLease({
+        namespace,
+        body: { metadata: { name, namespace }, spec: spec(undefined, 0) },
+      });
       lastRenewMs = now();
       observed = { holder: identity, renew: '', rv: '' };
       observedAtMs = lastRenewMs;
@@ -109,7 +121,11 @@ export function startLeaseElector(options: LeaseElectorOptions): LeaseElector {
     const written = await api.replaceNamespacedLease({
       name,
       namespace,
-      body: { ...lease, metadata: { ...lease.metadata, name, namespace }, spec: spec(lease, transitions) },
+      body: {
+        ...lease,
+        metadata: { ...lease.metadata, name, namespace },
+        spec: spec(lease, transitions),
+      },
     });
     lastRenewMs = now();
     observed = {
@@ -118,7 +134,12 @@ export function startLeaseElector(options: LeaseElectorOptions): LeaseElector {
       rv: written.metadata?.resourceVersion ?? '',
     };
     observedAtMs = lastRenewMs;
-    if (holder !== identity) logger.log('info', 'acquired the lease', { lease: `${namespace}/${name}`, identity, previousHolder: holder });
+    if (holder !== identity)
+      logger.log('info', 'acquired the lease', {
+        lease: `${namespace}/${name}`,
+        identity,
+        previousHolder: holder,
+      });
     setLeading(true);
   }
 
@@ -127,7 +148,11 @@ export function startLeaseElector(options: LeaseElectorOptions): LeaseElector {
     current = tryAcquireOrRenew()
       .catch((e: unknown) => {
         // 409: someone else wrote the lease first; we are not the leader this round.
-        if (kubeStatus(e) !== 409) logger.log('warn', 'lease acquire/renew failed', { lease: `${namespace}/${name}`, error: errorText(e) });
+        if (kubeStatus(e) !== 409)
+          logger.log('warn', 'lease acquire/renew failed', {
+            lease: `${namespace}/${name}`,
+            error: errorText(e),
+          });
         if (leading && now() - lastRenewMs >= renewDeadlineMs) setLeading(false);
       })
       .finally(() => {
@@ -151,7 +176,10 @@ export function startLeaseElector(options: LeaseElectorOptions): LeaseElector {
           await api.replaceNamespacedLease({
             name,
             namespace,
-            body: { ...lease, spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1 } },
+            body: {
+              ...lease,
+              spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1 },
+            },
           });
         }
       } catch (e) {

@@ -31,7 +31,13 @@ export function createJsonLogger(options: {
   return {
     log(level, msg, fields) {
       if (ORDER[level] < min) return;
-      const line = { ts: new Date(options.now()).toISOString(), level, msg, ...options.base, ...fields };
+      const line = {
+        ts: new Date(options.now()).toISOString(),
+        level,
+        msg,
+        ...options.base,
+        ...fields,
+      };
       options.write(`${JSON.stringify(line)}\n`);
     },
   };

@@ -49,7 +49,10 @@ export function isPoolFull(state: GcState, poolName: string): boolean {
  * when it is its node's last, so nodes holding idle blocks cannot starve the others. A grace
  * period of 0 or unset disables this. Pure.
  */
-export function planEmptyBlockReleases(state: GcState, options: PlanEmptyBlocksOptions): EmptyBlockPlan {
+export function planEmptyBlockReleases(
+  state: GcState,
+  options: PlanEmptyBlocksOptions,
+): EmptyBlockPlan {
   const { nowMs, leakGracePeriodMs } = options;
   const releases: EmptyBlockRelease[] = [];
   const firstSeenEmpty: string[] = [];
@@ -73,7 +76,8 @@ export function planEmptyBlockReleases(state: GcState, options: PlanEmptyBlocksO
       const info = state.blocks.get(cidr);
       const pool = info?.pool ?? '';
       if (!fullPools.has(pool)) fullPools.set(pool, isPoolFull(state, pool));
-      const claimedAgo = info?.affinityClaimTimeMs == null ? Infinity : nowMs - info.affinityClaimTimeMs;
+      const claimedAgo =
+        info?.affinityClaimTimeMs == null ? Infinity : nowMs - info.affinityClaimTimeMs;
       if (!fullPools.get(pool) || claimedAgo < MIN_RECLAIM_AGE_MS) continue;
       reason = 'pool-full';
     }
@@ -94,7 +98,8 @@ export function planColdBlocks(
   const due: string[] = [];
   const cooldownMs = state.ipCooldownSeconds * 1000;
   for (const [cidr, earliest] of state.coldBlocks) {
-    if (earliest + cooldownMs <= options.nowMs && options.isBackedOff?.(cidr) !== true) due.push(cidr);
+    if (earliest + cooldownMs <= options.nowMs && options.isBackedOff?.(cidr) !== true)
+      due.push(cidr);
   }
   return due;
 }
@@ -123,7 +128,11 @@ export interface OrphanHandlePlan {
  */
 export function planOrphanHandles(
   state: GcState,
-  options: { readonly nowMs: number; readonly leakGracePeriodMs: number | null; readonly isBackedOff?: (key: string) => boolean },
+  options: {
+    readonly nowMs: number;
+    readonly leakGracePeriodMs: number | null;
+    readonly isBackedOff?: (key: string) => boolean;
+  },
 ): OrphanHandlePlan {
   const deletions: OrphanHandle[] = [];
   const firstSeenOrphan: string[] = [];

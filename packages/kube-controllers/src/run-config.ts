@@ -37,7 +37,9 @@ export interface ParsedArgs {
   readonly help: boolean;
   readonly version: boolean;
   readonly kubeconfig: string | undefined;
-  readonly values: Partial<Record<Setting, { value: string; source: 'flag' | 'env'; name: string }>>;
+  readonly values: Partial<
+    Record<Setting, { value: string; source: 'flag' | 'env'; name: string }>
+  >;
 }
 
 type Setting =
@@ -85,7 +87,10 @@ a flag wins over the variable, which wins over the KubeControllersConfiguration 
 `;
 
 /** Parses argv and the environment. Throws {@link RunConfigError} for an unknown or bad flag. */
-export function parseRunArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): ParsedArgs {
+export function parseRunArgs(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): ParsedArgs {
   let parsed;
   try {
     parsed = parseArgs({
@@ -96,7 +101,9 @@ export function parseRunArgs(argv: readonly string[], env: Readonly<Record<strin
         kubeconfig: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean' },
-        ...Object.fromEntries(Object.values(FLAGS).map(({ flag }) => [flag, { type: 'string' as const }])),
+        ...Object.fromEntries(
+          Object.values(FLAGS).map(({ flag }) => [flag, { type: 'string' as const }]),
+        ),
       },
     });
   } catch (e) {
@@ -104,9 +111,13 @@ export function parseRunArgs(argv: readonly string[], env: Readonly<Record<strin
   }
   const v = parsed.values as Record<string, string | boolean | undefined>;
   const values: ParsedArgs['values'] = {};
-  for (const [setting, { flag, env: name }] of Object.entries(FLAGS) as [Setting, { flag: string; env: string }][]) {
+  for (const [setting, { flag, env: name }] of Object.entries(FLAGS) as [
+    Setting,
+    { flag: string; env: string },
+  ][]) {
     const fromFlag = v[flag];
-    if (typeof fromFlag === 'string') values[setting] = { value: fromFlag, source: 'flag', name: `--${flag}` };
+    if (typeof fromFlag === 'string')
+      values[setting] = { value: fromFlag, source: 'flag', name: `--${flag}` };
     else if (env[name]) values[setting] = { value: env[name], source: 'env', name };
   }
   const kubeconfig = typeof v.kubeconfig === 'string' ? v.kubeconfig : env.KUBECONFIG || undefined;
@@ -136,7 +147,10 @@ export interface KubeControllersConfigurationSpec {
  * `spec.prometheusMetricsPort`, `spec.logSeverityScreen`), else the default. Every value is
  * validated; a bad one throws {@link RunConfigError} naming where it came from.
  */
-export function resolveRunConfig(args: ParsedArgs, resource?: { readonly name: string; readonly spec: KubeControllersConfigurationSpec }): RunConfig {
+export function resolveRunConfig(
+  args: ParsedArgs,
+  resource?: { readonly name: string; readonly spec: KubeControllersConfigurationSpec },
+): RunConfig {
   const sources: Record<string, 'flag' | 'env' | 'resource' | 'default'> = {};
   const where = (s: Setting): string => args.values[s]?.name ?? s;
   const duration = (s: Setting, text: string, name = where(s)): number => {
@@ -147,7 +161,12 @@ export function resolveRunConfig(args: ParsedArgs, resource?: { readonly name: s
       throw e;
     }
   };
-  const pick = <T>(s: Setting, parse: (text: string) => T, fromResource: (() => T | undefined) | undefined, dflt: T): T => {
+  const pick = <T>(
+    s: Setting,
+    parse: (text: string) => T,
+    fromResource: (() => T | undefined) | undefined,
+    dflt: T,
+  ): T => {
     const given = args.values[s];
     if (given) {
       sources[s] = given.source;
@@ -163,7 +182,12 @@ export function resolveRunConfig(args: ParsedArgs, resource?: { readonly name: s
   };
   const spec = resource?.spec;
   const rname = resource ? `KubeControllersConfiguration ${resource.name}` : '';
-  if (spec && (spec.controllers === undefined || spec.controllers === null || typeof spec.controllers !== 'object')) {
+  if (
+    spec &&
+    (spec.controllers === undefined ||
+      spec.controllers === null ||
+      typeof spec.controllers !== 'object')
+  ) {
     throw new RunConfigError(`${rname}: spec.controllers is required`);
   }
   const node = spec?.controllers?.node;
@@ -174,7 +198,10 @@ export function resolveRunConfig(args: ParsedArgs, resource?: { readonly name: s
       ? () => {
           const g = node?.leakGracePeriod;
           if (g === undefined || g === null) return node ? null : undefined;
-          if (typeof g !== 'string') throw new RunConfigError(`${rname}: spec.controllers.node.leakGracePeriod must be a duration string`);
+          if (typeof g !== 'string')
+            throw new RunConfigError(
+              `${rname}: spec.controllers.node.leakGracePeriod must be a duration string`,
+            );
           return duration('leakGracePeriod', g, `${rname}: spec.controllers.node.leakGracePeriod`);
         }
       : undefined,
@@ -185,7 +212,9 @@ export function resolveRunConfig(args: ParsedArgs, resource?: { readonly name: s
     (t) => {
       const n = Number(t);
       if (!/^\d+$/.test(t.trim()) || !Number.isSafeInteger(n) || n < 1) {
-        throw new RunConfigError(`${where('maxReleasesPerPass')}: must be a whole number >= 1, got ${JSON.stringify(t)}`);
+        throw new RunConfigError(
+          `${where('maxReleasesPerPass')}: must be a whole number >= 1, got ${JSON.stringify(t)}`,
+        );
       }
       return n;
     },
@@ -200,7 +229,9 @@ export function resolveRunConfig(args: ParsedArgs, resource?: { readonly name: s
           const p = spec.prometheusMetricsPort;
           if (p === undefined || p === null || p === 0) return undefined;
           if (typeof p !== 'number' || !Number.isInteger(p) || p < 1 || p > 65535) {
-            throw new RunConfigError(`${rname}: spec.prometheusMetricsPort must be a port (1-65535), got ${JSON.stringify(p)}`);
+            throw new RunConfigError(
+              `${rname}: spec.prometheusMetricsPort must be a port (1-65535), got ${JSON.stringify(p)}`,
+            );
           }
           return { host: '0.0.0.0', port: p };
         }
@@ -211,7 +242,10 @@ export function resolveRunConfig(args: ParsedArgs, resource?: { readonly name: s
     'logLevel',
     (t) => {
       const l = t.toLowerCase() === 'warning' ? 'warn' : t.toLowerCase();
-      if (!isLogLevel(l)) throw new RunConfigError(`${where('logLevel')}: unknown log level ${JSON.stringify(t)} (debug, info, warn, error)`);
+      if (!isLogLevel(l))
+        throw new RunConfigError(
+          `${where('logLevel')}: unknown log level ${JSON.stringify(t)} (debug, info, warn, error)`,
+        );
       return l;
     },
     spec
@@ -219,23 +253,47 @@ export function resolveRunConfig(args: ParsedArgs, resource?: { readonly name: s
           const s = spec.logSeverityScreen;
           if (s === undefined || s === null) return undefined;
           const l = typeof s === 'string' ? LOG_SEVERITY[s] : undefined;
-          if (!l) throw new RunConfigError(`${rname}: spec.logSeverityScreen: unknown severity ${JSON.stringify(s)}`);
+          if (!l)
+            throw new RunConfigError(
+              `${rname}: spec.logSeverityScreen: unknown severity ${JSON.stringify(s)}`,
+            );
           return l;
         }
       : undefined,
     'info',
   );
   const name = (s: Setting, dflt: string): string =>
-    pick(s, (t) => {
-      if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(t) || t.length > 253) {
-        throw new RunConfigError(`${where(s)}: not a valid Kubernetes name: ${JSON.stringify(t)}`);
-      }
-      return t;
-    }, undefined, dflt);
-  const leaseDurationMs = pick('leaseDuration', (t) => duration('leaseDuration', t), undefined, 15_000);
-  const renewDeadlineMs = pick('renewDeadline', (t) => duration('renewDeadline', t), undefined, 10_000);
+    pick(
+      s,
+      (t) => {
+        if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(t) || t.length > 253) {
+          throw new RunConfigError(
+            `${where(s)}: not a valid Kubernetes name: ${JSON.stringify(t)}`,
+          );
+        }
+        return t;
+      },
+      undefined,
+      dflt,
+    );
+  const leaseDurationMs = pick(
+    'leaseDuration',
+    (t) => duration('leaseDuration', t),
+    undefined,
+    15_000,
+  );
+  const renewDeadlineMs = pick(
+    'renewDeadline',
+    (t) => duration('renewDeadline', t),
+    undefined,
+    10_000,
+  );
   const retryPeriodMs = pick('retryPeriod', (t) => duration('retryPeriod', t), undefined, 2_000);
-  if (!(leaseDurationMs > renewDeadlineMs && renewDeadlineMs > retryPeriodMs && retryPeriodMs > 0)) {
+  if (!(
+    leaseDurationMs > renewDeadlineMs &&
+    renewDeadlineMs > retryPeriodMs &&
+    retryPeriodMs > 0
+  )) {
     throw new RunConfigError(
       `leader election needs lease duration > renew deadline > retry period > 0, got ${leaseDurationMs} ms, ${renewDeadlineMs} ms, ${retryPeriodMs} ms`,
     );
@@ -261,7 +319,9 @@ export function parseListen(text: string, name: string): { host: string; port: n
   const m = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d+)$/.exec(text.trim());
   const port = m ? Number(m[3]) : NaN;
   if (!m || !Number.isInteger(port) || port > 65535) {
-    throw new RunConfigError(`${name}: expected HOST:PORT (e.g. 127.0.0.1:9094 or [::1]:9094), got ${JSON.stringify(text)}`);
+    throw new RunConfigError(
+      `${name}: expected HOST:PORT (e.g. 127.0.0.1:9094 or [::1]:9094), got ${JSON.stringify(text)}`,
+    );
   }
   return { host: m[1] ?? (m[2] || '0.0.0.0'), port };
 }
@@ -284,7 +344,9 @@ export async function readKubeControllersConfiguration(
   }
   const o = (obj ?? {}) as { metadata?: { name?: string }; spec?: unknown };
   if (o.spec === null || typeof o.spec !== 'object') {
-    throw new RunConfigError(`KubeControllersConfiguration ${o.metadata?.name ?? 'default'}: has no spec`);
+    throw new RunConfigError(
+      `KubeControllersConfiguration ${o.metadata?.name ?? 'default'}: has no spec`,
+    );
   }
-  return { name: o.metadata?.name ?? 'default', spec: o.spec as KubeControllersConfigurationSpec };
+  return { name: o.metadata?.name ?? 'default', spec: o.spec };
 }

@@ -54,7 +54,13 @@ export function scanNode(state: GcState, node: string, options: ScanOptions): No
   const { lookups, nowMs, leakGracePeriodMs } = options;
   const ref = resolveKubernetesNode(node, state.calicoNodes);
   if (ref === NOT_KUBERNETES) {
-    return { node, kubernetesNode: undefined, kubernetesNodeExists: true, verdicts: [], releasable: false };
+    return {
+      node,
+      kubernetesNode: undefined,
+      kubernetesNodeExists: true,
+      verdicts: [],
+      releasable: false,
+    };
   }
   const exists = lookups.kubernetesNodeExists(ref);
   const verdicts: AllocationVerdict[] = [];
@@ -72,7 +78,9 @@ export function scanNode(state: GcState, node: string, options: ScanOptions): No
   }
   const releasable = !exists && !holds;
   for (const t of tunnels) {
-    verdicts.push(judge(t, { ref, exists, lookups, nowMs, leakGracePeriodMs, nodeReleasable: releasable }));
+    verdicts.push(
+      judge(t, { ref, exists, lookups, nowMs, leakGracePeriodMs, nodeReleasable: releasable }),
+    );
   }
   return { node, kubernetesNode: ref, kubernetesNodeExists: exists, verdicts, releasable };
 }

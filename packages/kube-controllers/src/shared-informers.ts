@@ -9,13 +9,16 @@ import { slimNode, slimPod } from './slim-pod.js';
 export const LIST_PAGE_SIZE = 500;
 
 /** Informers started on first use and shared; `stopAll` stops every one started. */
-export function createSharedInformers(kube: KubeApis, logger: Logger): SharedInformers & { stopAll(): Promise<void> } {
+export function createSharedInformers(
+  kube: KubeApis,
+  logger: Logger,
+): SharedInformers & { stopAll(): Promise<void> } {
   const started = new Map<string, SlimInformer<Slim>>();
   const get = <T extends Slim>(key: string, start: () => SlimInformer<T>): SlimInformer<T> => {
     let inf = started.get(key) as SlimInformer<T> | undefined;
     if (!inf) {
       inf = start();
-      started.set(key, inf as unknown as SlimInformer<Slim>);
+      started.set(key, inf);
     }
     return inf;
   };
@@ -30,7 +33,10 @@ export function createSharedInformers(kube: KubeApis, logger: Logger): SharedInf
           logger,
           slim: slimPod,
           listPage: async (token) =>
-            (await kube.core.listPodForAllNamespaces({ limit: LIST_PAGE_SIZE, ...(token && { _continue: token }) })) as ListPage,
+            (await kube.core.listPodForAllNamespaces({
+              limit: LIST_PAGE_SIZE,
+              ...(token && { _continue: token }),
+            })) as ListPage,
         }),
       ),
     nodes: () =>
@@ -42,7 +48,10 @@ export function createSharedInformers(kube: KubeApis, logger: Logger): SharedInf
           logger,
           slim: slimNode,
           listPage: async (token) =>
-            (await kube.core.listNode({ limit: LIST_PAGE_SIZE, ...(token && { _continue: token }) })) as ListPage,
+            (await kube.core.listNode({
+              limit: LIST_PAGE_SIZE,
+              ...(token && { _continue: token }),
+            })) as ListPage,
         }),
       ),
     async stopAll() {

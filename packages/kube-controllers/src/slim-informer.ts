@@ -48,7 +48,9 @@ export interface SlimInformer<T extends Slim> {
  * object (listed or watched) is reduced before it is cached, so a full Pod is never held. A failed
  * list or watch is restarted with bounded backoff (client-node's ListWatch stops on one).
  */
-export function startSlimInformer<T extends Slim>(options: SlimInformerOptions<T>): SlimInformer<T> {
+export function startSlimInformer<T extends Slim>(
+  options: SlimInformerOptions<T>,
+): SlimInformer<T> {
   const watch = new Watch(options.config);
   const slimWatch = {
     watch: (
@@ -61,7 +63,11 @@ export function startSlimInformer<T extends Slim>(options: SlimInformerOptions<T
         path,
         { ...params, allowWatchBookmarks: true },
         (phase: string, obj: unknown, watchObj?: unknown) =>
-          callback(phase, phase === 'ERROR' || phase === 'BOOKMARK' ? obj : options.slim(obj), watchObj),
+          callback(
+            phase,
+            phase === 'ERROR' || phase === 'BOOKMARK' ? obj : options.slim(obj),
+            watchObj,
+          ),
         done,
       ),
   } as unknown as Watch;
@@ -77,12 +83,7 @@ export function startSlimInformer<T extends Slim>(options: SlimInformerOptions<T
     } while (token);
     return { items, metadata: { resourceVersion } };
   };
-  const lw = new ListWatch<T & KubernetesObject>(
-    options.path,
-    slimWatch,
-    listFn as never,
-    false,
-  );
+  const lw = new ListWatch<T & KubernetesObject>(options.path, slimWatch, listFn, false);
   let synced = false;
   let stopped = false;
   let failures = 0;
@@ -116,7 +117,11 @@ export function startSlimInformer<T extends Slim>(options: SlimInformerOptions<T
     failedAttempt = attempt;
     failures++;
     const delay = Math.min(maxMs, baseMs * 2 ** Math.min(failures - 1, 20));
-    options.logger.log('warn', 'informer list/watch failed; restarting', { informer: options.name, retryInMs: delay, error: errorText(e) });
+    options.logger.log('warn', 'informer list/watch failed; restarting', {
+      informer: options.name,
+      retryInMs: delay,
+      error: errorText(e),
+    });
     clearTimeout(timer);
     timer = setTimeout(start, delay);
   };
@@ -127,7 +132,7 @@ export function startSlimInformer<T extends Slim>(options: SlimInformerOptions<T
     list: () => [...lw.list()],
     synced: syncedPromise,
     isSynced: () => synced,
-    on: (event, cb) => lw.on(event, cb as (o: T & KubernetesObject) => void),
+    on: (event, cb) => lw.on(event, cb),
     async stop() {
       stopped = true;
       clearTimeout(timer);

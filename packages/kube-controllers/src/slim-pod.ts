@@ -74,7 +74,8 @@ export function slimPod(pod: unknown): SlimPod {
       if (!Array.isArray(networks)) throw new Error('not a list');
       for (const n of networks) {
         const ips = obj(n).ips;
-        if (Array.isArray(ips)) for (const ip of ips) if (typeof ip === 'string') endpointIps.push(ip);
+        if (Array.isArray(ips))
+          for (const ip of ips) if (typeof ip === 'string') endpointIps.push(ip);
       }
     } catch {
       endpointIps = null;

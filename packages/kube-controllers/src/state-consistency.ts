@@ -12,13 +12,17 @@ export function findStateProblems(state: GcState): string[] {
   for (const [id, t] of state.allocations) {
     if (t.id !== id) p(`allocation ${id} is stored as ${t.id}`);
     if (!state.blocks.has(t.blockCidr)) p(`allocation ${id} is in unknown block ${t.blockCidr}`);
-    if (state.allocationsByBlock.get(t.blockCidr)?.get(id) !== t) p(`allocation ${id} missing from its block`);
+    if (state.allocationsByBlock.get(t.blockCidr)?.get(id) !== t)
+      p(`allocation ${id} missing from its block`);
     if (t.node !== undefined && state.allocationsByNode.get(t.node)?.get(id) !== t) {
       p(`allocation ${id} missing from node ${t.node}`);
     }
-    if (state.allocationsByHandle.get(t.handle)?.get(id) !== t) p(`allocation ${id} missing from handle ${t.handle}`);
+    if (state.allocationsByHandle.get(t.handle)?.get(id) !== t)
+      p(`allocation ${id} missing from handle ${t.handle}`);
     if (t.confirmedLeak !== state.confirmedLeaks.has(id)) {
-      p(`allocation ${id}: confirmedLeak ${t.confirmedLeak} but ${state.confirmedLeaks.has(id) ? '' : 'not '}in confirmedLeaks`);
+      p(
+        `allocation ${id}: confirmedLeak ${t.confirmedLeak} but ${state.confirmedLeaks.has(id) ? '' : 'not '}in confirmedLeaks`,
+      );
     }
   }
   const index = (
@@ -34,39 +38,63 @@ export function findStateProblems(state: GcState): string[] {
       }
     }
   };
-  index('allocationsByBlock', state.allocationsByBlock, (k, t) => state.allocations.get(t.id)?.blockCidr === k);
-  index('allocationsByNode', state.allocationsByNode, (k, t) => state.allocations.get(t.id)?.node === k);
-  index('allocationsByHandle', state.allocationsByHandle, (k, t) => state.allocations.get(t.id)?.handle === k);
+  index(
+    'allocationsByBlock',
+    state.allocationsByBlock,
+    (k, t) => state.allocations.get(t.id)?.blockCidr === k,
+  );
+  index(
+    'allocationsByNode',
+    state.allocationsByNode,
+    (k, t) => state.allocations.get(t.id)?.node === k,
+  );
+  index(
+    'allocationsByHandle',
+    state.allocationsByHandle,
+    (k, t) => state.allocations.get(t.id)?.handle === k,
+  );
   for (const [id, t] of state.confirmedLeaks) {
-    if (state.allocations.get(id) !== t || !t.confirmedLeak) p(`confirmedLeaks holds ${id}, not a tracked confirmed leak`);
+    if (state.allocations.get(id) !== t || !t.confirmedLeak)
+      p(`confirmedLeaks holds ${id}, not a tracked confirmed leak`);
   }
   for (const [node, cidrs] of state.blocksByNode) {
     if (cidrs.size === 0) p(`blocksByNode[${node}] is an empty entry`);
     for (const cidr of cidrs) {
-      if (state.blocks.get(cidr)?.affinityHost !== node) p(`blocksByNode[${node}] holds ${cidr}, not affine to it`);
+      if (state.blocks.get(cidr)?.affinityHost !== node)
+        p(`blocksByNode[${node}] holds ${cidr}, not affine to it`);
     }
   }
   for (const [pool, cidrs] of state.blocksByPool) {
     if (cidrs.size === 0) p(`blocksByPool[${pool}] is an empty entry`);
-    for (const cidr of cidrs) if (state.blocks.get(cidr)?.pool !== pool) p(`blocksByPool[${pool}] holds ${cidr}, not of that pool`);
+    for (const cidr of cidrs)
+      if (state.blocks.get(cidr)?.pool !== pool)
+        p(`blocksByPool[${pool}] holds ${cidr}, not of that pool`);
   }
   for (const [cidr, info] of state.blocks) {
     if (info.affinityHost !== undefined && !state.blocksByNode.get(info.affinityHost)?.has(cidr)) {
       p(`block ${cidr} missing from blocksByNode[${info.affinityHost}]`);
     }
-    if (!state.blocksByPool.get(info.pool)?.has(cidr)) p(`block ${cidr} missing from blocksByPool[${info.pool}]`);
+    if (!state.blocksByPool.get(info.pool)?.has(cidr))
+      p(`block ${cidr} missing from blocksByPool[${info.pool}]`);
     const shouldBeEmpty = info.affinityHost !== undefined && info.empty;
-    if (shouldBeEmpty !== state.emptyBlocks.has(cidr)) p(`block ${cidr}: emptyBlocks disagrees with the block`);
-    if (state.coldBlocks.get(cidr) !== (info.earliestReleasedMs ?? undefined)) p(`block ${cidr}: coldBlocks disagrees with the block`);
+    if (shouldBeEmpty !== state.emptyBlocks.has(cidr))
+      p(`block ${cidr}: emptyBlocks disagrees with the block`);
+    if (state.coldBlocks.get(cidr) !== (info.earliestReleasedMs ?? undefined))
+      p(`block ${cidr}: coldBlocks disagrees with the block`);
   }
   for (const [cidr, node] of state.emptyBlocks) {
     const info = state.blocks.get(cidr);
-    if (!info || info.affinityHost !== node || !info.empty) p(`emptyBlocks holds ${cidr} (${node}), not an empty block of that node`);
+    if (!info || info.affinityHost !== node || !info.empty)
+      p(`emptyBlocks holds ${cidr} (${node}), not an empty block of that node`);
   }
-  for (const cidr of state.emptySince.keys()) if (!state.emptyBlocks.has(cidr)) p(`emptySince holds ${cidr}, not an empty block`);
-  for (const cidr of state.coldBlocks.keys()) if (!state.blocks.has(cidr)) p(`coldBlocks holds unknown block ${cidr}`);
-  for (const cidr of state.allocationsByBlock.keys()) if (!state.blocks.has(cidr)) p(`allocationsByBlock holds unknown block ${cidr}`);
-  for (const [key, h] of state.handles) if (h.key.handleId !== key) p(`handles[${key}] is keyed wrongly`);
+  for (const cidr of state.emptySince.keys())
+    if (!state.emptyBlocks.has(cidr)) p(`emptySince holds ${cidr}, not an empty block`);
+  for (const cidr of state.coldBlocks.keys())
+    if (!state.blocks.has(cidr)) p(`coldBlocks holds unknown block ${cidr}`);
+  for (const cidr of state.allocationsByBlock.keys())
+    if (!state.blocks.has(cidr)) p(`allocationsByBlock holds unknown block ${cidr}`);
+  for (const [key, h] of state.handles)
+    if (h.key.handleId !== key) p(`handles[${key}] is keyed wrongly`);
   return problems;
 }
 

@@ -5,9 +5,14 @@ import type { StoreChange } from './apply-store-change.js';
 import { silentLogger } from './logger.js';
 import { startStoreReflector } from './store-reflector.js';
 
-const handle = (id: string) => ({ key: { kind: 'IPAMHandle' as const, handleId: id }, value: { handleId: id, block: {}, deleted: false } });
+const handle = (id: string) => ({
+  key: { kind: 'IPAMHandle' as const, handleId: id },
+  value: { handleId: id, block: {}, deleted: false },
+});
 const ids = (changes: readonly StoreChange[]) =>
-  changes.map((c) => (c.type === 'put' ? `put ${JSON.stringify(c.kv.key)}` : `delete ${JSON.stringify(c.key)}`));
+  changes.map((c) =>
+    c.type === 'put' ? `put ${JSON.stringify(c.kv.key)}` : `delete ${JSON.stringify(c.key)}`,
+  );
 
 /** Waits until `changes` holds `n` entries, re-checking whenever the reflector delivers. */
 function collector() {
@@ -30,13 +35,21 @@ describe('startStoreReflector', () => {
     const ds = createMemoryDatastore();
     await ds.create(handle('a'));
     const c = collector();
-    const r = startStoreReflector({ datastore: ds, kinds: ['IPAMHandle', 'IPPool'], onChanges: c.onChanges, logger: silentLogger });
+    const r = startStoreReflector({
+      datastore: ds,
+      kinds: ['IPAMHandle', 'IPPool'],
+      onChanges: c.onChanges,
+      logger: silentLogger,
+    });
     await r.synced;
     expect(ids(c.changes)).toEqual(['put {"kind":"IPAMHandle","handleId":"a"}']);
     await ds.create(handle('b'));
     await ds.delete({ kind: 'IPAMHandle', handleId: 'a' });
     await c.until(3);
-    expect(ids(c.changes).slice(1)).toEqual(['put {"kind":"IPAMHandle","handleId":"b"}', 'delete {"kind":"IPAMHandle","handleId":"a"}']);
+    expect(ids(c.changes).slice(1)).toEqual([
+      'put {"kind":"IPAMHandle","handleId":"b"}',
+      'delete {"kind":"IPAMHandle","handleId":"a"}',
+    ]);
     await r.close();
     await ds.close();
   });
@@ -52,19 +65,26 @@ describe('startStoreReflector', () => {
       ...inner,
       watch(options, watchOptions): WatchStream {
         if (calls++ > 0) return inner.watch(options, watchOptions);
-        const failed = new Promise<never>((_, reject) => (expire = () => reject(new IpamError('WatchExpired', 'compacted'))));
+        const failed = new Promise<never>(
+          (_, reject) => (expire = () => reject(new IpamError('WatchExpired', 'compacted'))),
+        );
         failed.catch(() => undefined);
         return {
           established: Promise.resolve(),
           close: () => undefined,
-          async *[Symbol.asyncIterator](): AsyncIterator<WatchEvent> {
-            await failed;
+          [Symbol.asyncIterator](): AsyncIterator<WatchEvent> {
+            return { next: () => failed };
           },
         };
       },
     };
     const c = collector();
-    const r = startStoreReflector({ datastore: ds, kinds: ['IPAMHandle'], onChanges: c.onChanges, logger: silentLogger });
+    const r = startStoreReflector({
+      datastore: ds,
+      kinds: ['IPAMHandle'],
+      onChanges: c.onChanges,
+      logger: silentLogger,
+    });
     await r.synced;
     await inner.delete({ kind: 'IPAMHandle', handleId: 'a' });
     await inner.create(handle('c'));

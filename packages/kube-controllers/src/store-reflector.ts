@@ -65,7 +65,7 @@ export function startStoreReflector(options: StoreReflectorOptions): StoreReflec
     let failures = 0;
     while (!signal.aborted) {
       try {
-        const list = await options.datastore.list({ kind } as never);
+        const list = await options.datastore.list({ kind });
         if (signal.aborted) return;
         const seen = new Set<string>();
         const changes: StoreChange[] = [];
@@ -79,7 +79,7 @@ export function startStoreReflector(options: StoreReflectorOptions): StoreReflec
         }
         known.clear();
         for (const id of seen) known.add(id);
-        const stream = options.datastore.watch({ kind } as never, { revision: list.revision, signal });
+        const stream = options.datastore.watch({ kind }, { revision: list.revision, signal });
         streams.add(stream);
         try {
           await stream.established;
@@ -100,16 +100,23 @@ export function startStoreReflector(options: StoreReflectorOptions): StoreReflec
           streams.delete(stream);
           stream.close();
         }
-        if (!signal.aborted) options.logger.log('info', 'datastore watch ended; listing again', { kind });
+        if (!signal.aborted)
+          options.logger.log('info', 'datastore watch ended; listing again', { kind });
       } catch (e) {
         if (signal.aborted) return;
         if (isIpamError(e, 'WatchExpired')) {
-          options.logger.log('info', 'datastore watch expired (compacted); listing again', { kind });
+          options.logger.log('info', 'datastore watch expired (compacted); listing again', {
+            kind,
+          });
           continue;
         }
         failures++;
         const delay = Math.min(maxMs, baseMs * 2 ** Math.min(failures - 1, 20));
-        options.logger.log('warn', 'datastore list/watch failed; retrying', { kind, retryInMs: delay, error: errorText(e) });
+        options.logger.log('warn', 'datastore list/watch failed; retrying', {
+          kind,
+          retryInMs: delay,
+          error: errorText(e),
+        });
         await sleep(delay);
       }
     }

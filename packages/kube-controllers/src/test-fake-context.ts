@@ -51,7 +51,11 @@ export function createFakeContext(args: {
 }): ControllerContext & { pods: FakeInformer<SlimPod>; nodes: FakeInformer<SlimNode> } {
   const pods = createFakeInformer<SlimPod>();
   const nodes = createFakeInformer<SlimNode>();
-  const informers: SharedInformers = { pods: () => pods, nodes: () => nodes, get: (_k, start) => start() };
+  const informers: SharedInformers = {
+    pods: () => pods,
+    nodes: () => nodes,
+    get: (_k, start) => start(),
+  };
   const notFound = (): never => {
     throw Object.assign(new Error('not found'), { code: 404 });
   };
@@ -59,7 +63,18 @@ export function createFakeContext(args: {
     core: {
       readNamespacedPod: async ({ name, namespace }: { name: string; namespace: string }) => {
         const p = pods.get(name, namespace);
-        return p ? { metadata: p.metadata, spec: { nodeName: p.nodeName }, status: { podIP: p.podIp, podIPs: p.podIps.map((ip) => ({ ip })), phase: p.phase, reason: p.reason } } : notFound();
+        return p
+          ? {
+              metadata: p.metadata,
+              spec: { nodeName: p.nodeName },
+              status: {
+                podIP: p.podIp,
+                podIPs: p.podIps.map((ip) => ({ ip })),
+                phase: p.phase,
+                reason: p.reason,
+              },
+            }
+          : notFound();
       },
       readNode: async ({ name }: { name: string }) => nodes.get(name) ?? notFound(),
     },

@@ -1,7 +1,7 @@
 // Test helpers (not exported by the package): an IPAM client over the memory store with a manual
 // clock, a GC state kept in step by re-listing the store, and pods/nodes as plain maps.
 import { createIpamClient, createMemoryDatastore } from '@netledger/ipam-core';
-import type { Datastore, DatastoreKey, IpamClient, KVPair } from '@netledger/ipam-core';
+import type { Datastore, DatastoreKey, IpamClient } from '@netledger/ipam-core';
 import { GC_STORE_KINDS, applyStoreChange } from './apply-store-change.js';
 import type { GcPorts, GcPassReport, LiveLookups } from './gc-pass.js';
 import { runGcPass } from './gc-pass.js';
@@ -28,7 +28,11 @@ export function pod(args: {
 }): SlimPod {
   const ips = args.ips ?? [];
   return {
-    metadata: { name: args.name, namespace: args.namespace ?? 'default', uid: args.uid ?? `uid-${args.name}` },
+    metadata: {
+      name: args.name,
+      namespace: args.namespace ?? 'default',
+      uid: args.uid ?? `uid-${args.name}`,
+    },
     nodeName: args.node,
     podIp: ips[0] ?? '',
     podIps: ips,
@@ -66,12 +70,21 @@ export interface GcHarness {
   /** Syncs, runs one pass, syncs again, checks the state's consistency. */
   pass(): Promise<GcPassReport>;
   /** Assigns one address to a pod on a node (as the CNI plugin does). */
-  assign(args: { node: string; name: string; namespace?: string; handle?: string; attrs?: Record<string, string>; num6?: number }): Promise<string[]>;
+  assign(args: {
+    node: string;
+    name: string;
+    namespace?: string;
+    handle?: string;
+    attrs?: Record<string, string>;
+    num6?: number;
+  }): Promise<string[]>;
   addPod(p: SlimPod): void;
   deletePod(name: string, namespace?: string): void;
 }
 
-export async function createGcHarness(options: { settings?: Partial<IpamGcSettings>; startMs?: number } = {}): Promise<GcHarness> {
+export async function createGcHarness(
+  options: { settings?: Partial<IpamGcSettings>; startMs?: number } = {},
+): Promise<GcHarness> {
   let now = options.startMs ?? Date.parse('2026-01-01T00:00:00Z');
   const clock = { now: () => now, advance: (ms: number) => void (now += ms) };
   const ds = createMemoryDatastore();
@@ -80,7 +93,9 @@ export async function createGcHarness(options: { settings?: Partial<IpamGcSettin
   const pods = new Map<string, SlimPod>();
   const nodes = new Set<string>();
   const logs: LogLine[] = [];
-  const logger: Logger = { log: (level, msg, fields = {}) => void logs.push({ level, msg, fields }) };
+  const logger: Logger = {
+    log: (level, msg, fields = {}) => void logs.push({ level, msg, fields }),
+  };
   const h: GcHarness = {
     ds,
     ipam,
@@ -90,7 +105,11 @@ export async function createGcHarness(options: { settings?: Partial<IpamGcSettin
     nodes,
     logs,
     backoff: createItemBackoff({ baseMs: 1000, maxMs: 60_000 }),
-    settings: ipamGcSettings({ leakGracePeriodMs: 15 * MINUTE, batchWindowMs: 0, ...options.settings }),
+    settings: ipamGcSettings({
+      leakGracePeriodMs: 15 * MINUTE,
+      batchWindowMs: 0,
+      ...options.settings,
+    }),
     leader: true,
     reclaimed: [],
     async sync() {
@@ -99,7 +118,7 @@ export async function createGcHarness(options: { settings?: Partial<IpamGcSettin
         const { items } = await ds.list({ kind });
         for (const kv of items) {
           seen.add(JSON.stringify(kv.key));
-          applyStoreChange(state, { type: 'put', kv: kv as KVPair });
+          applyStoreChange(state, { type: 'put', kv: kv });
         }
       }
       const known: DatastoreKey[] = [
@@ -109,7 +128,8 @@ export async function createGcHarness(options: { settings?: Partial<IpamGcSettin
         ...[...state.calicoNodes.keys()].map((name) => ({ kind: 'Node' as const, name })),
         ...[...state.reservations.keys()].map((name) => ({ kind: 'IPReservation' as const, name })),
       ];
-      for (const key of known) if (!seen.has(JSON.stringify(key))) applyStoreChange(state, { type: 'delete', key });
+      for (const key of known)
+        if (!seen.has(JSON.stringify(key))) applyStoreChange(state, { type: 'delete', key });
     },
     async pass() {
       await h.sync();

@@ -48,8 +48,15 @@ export async function setPodIps(
 }
 
 /** Deletes a pod at once (no kubelet would ever confirm a graceful deletion). */
-export async function deletePod(core: CoreV1Api, args: { namespace: string; name: string }): Promise<void> {
-  await core.deleteNamespacedPod({ name: args.name, namespace: args.namespace, gracePeriodSeconds: 0 });
+export async function deletePod(
+  core: CoreV1Api,
+  args: { namespace: string; name: string },
+): Promise<void> {
+  await core.deleteNamespacedPod({
+    name: args.name,
+    namespace: args.namespace,
+    gracePeriodSeconds: 0,
+  });
 }
 
 /**
