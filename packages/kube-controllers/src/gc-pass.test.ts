@@ -177,6 +177,39 @@ describe('leaked pod addresses', () => {
   });
 });
 
+describe('KubeVirt VM addresses', () => {
+  const vmAttrs = (node: string) => ({
+    namespace: 'default',
+    pod: 'virt-launcher-vm1-abcde',
+    'vmi-name': 'vm1',
+    node,
+  });
+
+  it('waits at least 5 minutes for a gone VM, whatever the grace period', async () => {
+    h.settings = { ...h.settings, leakGracePeriodMs: MINUTE };
+    const [ip] = await h.assign({ node: 'node-a', name: 'vm1', attrs: vmAttrs('node-a') });
+    h.vms.set('default/vm1', 'notFound');
+    expect(await h.pass()).toMatchObject({ candidates: 1 });
+    h.clock.advance(MINUTE + 1);
+    expect(await h.pass()).toMatchObject({ candidates: 1, released: 0 });
+    h.clock.advance(4 * MINUTE);
+    expect(await h.pass()).toMatchObject({ released: 1 });
+    expect(await isAllocated(h.ipam, ip!)).toBe(false);
+  });
+
+  it.each(['vmExists', 'standaloneVmiExists', 'kubevirtAbsent', 'error'] as const)(
+    'keeps the address when the lookup says %s',
+    async (answer) => {
+      const [ip] = await h.assign({ node: 'node-a', name: 'vm1', attrs: vmAttrs('node-a') });
+      h.vms.set('default/vm1', answer);
+      await h.pass();
+      h.clock.advance(60 * MINUTE);
+      expect(await h.pass()).toMatchObject({ candidates: 0, released: 0 });
+      expect(await isAllocated(h.ipam, ip!)).toBe(true);
+    },
+  );
+});
+
 describe('deleted nodes', () => {
   it('releases the pods, tunnel addresses, blocks and affinities of a deleted node at once', async () => {
     await h.ipam.nodes.create({

@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import type { VmLookup } from '@netledger/accounting';
 import type { KVPair } from '@netledger/ipam-core';
 import { GC_STORE_KINDS, applyStoreChange, buildGcState } from './apply-store-change.js';
 import type { StoreChange } from './apply-store-change.js';
@@ -12,6 +13,7 @@ import type { IpamGcMetrics } from './ipam-gc-metrics.js';
 import { computeIpamMetrics } from './ipam-metrics-model.js';
 import { createItemBackoff } from './item-backoff.js';
 import { isNotFound } from './kube-client.js';
+import { kubevirtLookup, startKubevirtCaches } from './kubevirt-lookup.js';
 import type { Logger } from './logger.js';
 import { errorText, withLogFields } from './logger.js';
 import type { SlimInformer } from './slim-informer.js';
@@ -72,6 +74,7 @@ export function createIpamGcController(options: IpamGcControllerOptions): IpamGc
   let reflector: StoreReflector | undefined;
   let pods: SlimInformer<SlimPod> | undefined;
   let nodes: SlimInformer<SlimNode> | undefined;
+  let vm: (namespace: string, name: string) => VmLookup = kubevirtLookup(undefined);
   let pending: StoreChange[] = [];
   let synced = false;
   let stopped = false;
@@ -200,6 +203,7 @@ export function createIpamGcController(options: IpamGcControllerOptions): IpamGc
       cache: {
         kubernetesNodeExists: (name: string) => nodes?.get(name) !== undefined,
         pod: (namespace: string, name: string) => pods?.get(name, namespace),
+        vm: (namespace: string, name: string) => vm(namespace, name),
       },
       live: options.wrapLiveLookups ? options.wrapLiveLookups(live) : live,
       logger: log!,
@@ -242,6 +246,12 @@ export function createIpamGcController(options: IpamGcControllerOptions): IpamGc
       pods.on('add', markPodNode);
       nodes.on('delete', fullScan);
       nodes.on('add', fullScan);
+      const kubevirt = await startKubevirtCaches(c.kube, c.informers, log);
+      vm = kubevirtLookup(kubevirt);
+      if (kubevirt) {
+        kubevirt.vms.on('delete', fullScan);
+        kubevirt.vmis.on('delete', fullScan);
+      }
       reflector = startStoreReflector({
         datastore: c.datastore,
         kinds: GC_STORE_KINDS,

@@ -78,6 +78,7 @@ export function createFakeContext(args: {
       },
       readNode: async ({ name }: { name: string }) => nodes.get(name) ?? notFound(),
     },
+    custom: { listClusterCustomObject: async () => notFound() },
   } as unknown as KubeApis;
   return {
     kube,

@@ -1,5 +1,6 @@
 // Test helpers (not exported by the package): an IPAM client over the memory store with a manual
 // clock, a GC state kept in step by re-listing the store, and pods/nodes as plain maps.
+import type { VmLookup } from '@netledger/accounting';
 import { createIpamClient, createMemoryDatastore } from '@netledger/ipam-core';
 import type { Datastore, DatastoreKey, IpamClient } from '@netledger/ipam-core';
 import { GC_STORE_KINDS, applyStoreChange } from './apply-store-change.js';
@@ -56,6 +57,8 @@ export interface GcHarness {
   readonly clock: { now: () => number; advance(ms: number): void };
   readonly pods: Map<string, SlimPod>;
   readonly nodes: Set<string>;
+  /** KubeVirt lookups by `namespace/vmi-name` (default: KubeVirt absent). */
+  readonly vms: Map<string, VmLookup>;
   readonly logs: LogLine[];
   readonly backoff: ItemBackoff;
   settings: IpamGcSettings;
@@ -103,6 +106,7 @@ export async function createGcHarness(
     clock,
     pods,
     nodes,
+    vms: new Map(),
     logs,
     backoff: createItemBackoff({ baseMs: 1000, maxMs: 60_000 }),
     settings: ipamGcSettings({
@@ -146,6 +150,7 @@ export async function createGcHarness(
         cache: {
           kubernetesNodeExists: (name) => nodes.has(name),
           pod: (ns, name) => pods.get(`${ns}/${name}`),
+          vm: (ns, name) => h.vms.get(`${ns}/${name}`) ?? 'kubevirtAbsent',
         },
         live,
         logger,
