@@ -149,6 +149,13 @@ export function createIpamGcController(options: IpamGcControllerOptions): IpamGc
         schedule(now() + settings.backoffBaseMs);
       }
       passCount++;
+      backoff.prune((item) => {
+        const at = item.indexOf(':');
+        const [kind, id] = [item.slice(0, at), item.slice(at + 1)];
+        if (kind === 'node') return state.blocksByNode.has(id) || state.allocationsByNode.has(id);
+        if (kind === 'handle') return state.handles.has(id);
+        return state.blocks.has(id);
+      });
       lastPassEnd = now();
       lastAlive = lastPassEnd;
       if (options.checkConsistency) {

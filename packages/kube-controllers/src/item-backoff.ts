@@ -6,6 +6,8 @@ export interface ItemBackoff {
   failed(item: string, nowMs: number): number;
   /** Forgets an item (it succeeded, or no longer exists). */
   succeeded(item: string): void;
+  /** Forgets every item `keep` rejects (items that no longer exist), so the map cannot grow. */
+  prune(keep: (item: string) => boolean): void;
   /** The earliest time an item comes out of backoff, or undefined when none waits. */
   nextRetryMs(): number | undefined;
   readonly size: number;
@@ -23,6 +25,9 @@ export function createItemBackoff(options: { baseMs: number; maxMs: number }): I
       return delay;
     },
     succeeded: (item) => void items.delete(item),
+    prune(keep) {
+      for (const item of [...items.keys()]) if (!keep(item)) items.delete(item);
+    },
     nextRetryMs() {
       let next: number | undefined;
       for (const { untilMs } of items.values())
