@@ -122,7 +122,6 @@ describe('deploy/rbac.yaml', () => {
     ['create', 'events', '-n=kube-system', 'yes'],
     ['delete', 'pods', '--all-namespaces', 'no'],
     ['list', 'secrets', '--all-namespaces', 'no'],
-    ['watch', 'virtualmachineinstances.kubevirt.io', '--all-namespaces', 'yes'],
   ])('lets the app %s %s %s: %s', async (verb, resource, scope, answer) => {
     const r = await api.kubectl(['auth', 'can-i', verb, resource, ...(scope ? [scope] : [])], {
       as: 'kube-controllers',
