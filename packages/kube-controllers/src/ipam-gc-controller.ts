@@ -181,7 +181,8 @@ export function createIpamGcController(options: IpamGcControllerOptions): IpamGc
     } finally {
       running = undefined;
     }
-    if (pending.length > 0 || state.dirtyNodes.size > 0 || state.fullScanRequired) kick();
+    // Before the caches are synced nothing runs; the sync itself kicks the first pass.
+    if (synced && (pending.length > 0 || state.dirtyNodes.size > 0 || state.fullScanRequired)) kick();
   }
 
   function ports(c: ControllerContext) {
