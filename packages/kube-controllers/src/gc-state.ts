@@ -1,5 +1,5 @@
 import { attributeBlockToPool, parseCidr } from '@netledger/accounting';
-import type { Cidr, LeakReason } from '@netledger/accounting';
+import type { Cidr, IpAddress, LeakReason } from '@netledger/accounting';
 import {
   blockAllocations,
   isBlockEmpty,
@@ -45,6 +45,8 @@ export interface TrackedAllocation {
   observedPodUid: string | null | undefined;
   /** Released by this GC; waiting for the block update that removes it. Never released twice. */
   releaseRequested: boolean;
+  /** The address parsed, once (the predicate compares it with the pod's). */
+  parsedIp?: IpAddress;
 }
 
 /** What the GC keeps of a block (not the block: its allocations are tracked separately). */

@@ -182,7 +182,8 @@ export function createIpamGcController(options: IpamGcControllerOptions): IpamGc
       running = undefined;
     }
     // Before the caches are synced nothing runs; the sync itself kicks the first pass.
-    if (synced && (pending.length > 0 || state.dirtyNodes.size > 0 || state.fullScanRequired)) kick();
+    if (synced && (pending.length > 0 || state.dirtyNodes.size > 0 || state.fullScanRequired))
+      kick();
   }
 
   function ports(c: ControllerContext) {

@@ -113,7 +113,7 @@ export function judge(
       ? (o.lookups.vm?.(ns, t.attrs['vmi-name']) ?? 'kubevirtAbsent')
       : undefined;
   const classification = classifyAllocation({
-    ip: parseIp(t.ip),
+    ip: (t.parsedIp ??= parseIp(t.ip)),
     handle: t.handle,
     attrs: t.attrs,
     knode,

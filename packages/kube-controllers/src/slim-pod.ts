@@ -121,6 +121,10 @@ export function podLookupOf(pod: SlimPod | undefined): PodLookup {
  */
 export function podReportsAddress(pod: SlimPod, ip: string): boolean {
   if (pod.phase === 'Failed' && pod.reason === 'Evicted') return false;
+  // Fast path (every pass judges every pod): the same text, or the same text before a '/'.
+  const exact = (s: string): boolean => s === ip || (s.startsWith(ip) && s[ip.length] === '/');
+  if (exact(pod.podIp) || pod.podIps.some(exact) || (pod.endpointIps ?? []).some(exact))
+    return true;
   const wanted = canonicalIp(ip);
   if (wanted === undefined) return false;
   const same = (s: string): boolean => canonicalIp(s.split('/')[0] ?? s) === wanted;
