@@ -2,6 +2,8 @@
 // (deploy/rbac.yaml applied to the real kube-apiserver), the IPAM store on etcd.
 import { execFileSync } from 'node:child_process';
 import { copyFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CoreV1Api, KubeConfig, CoordinationV1Api } from '@kubernetes/client-node';
@@ -137,6 +139,65 @@ describe('bin/netledger-kube-controllers', () => {
     expect(r.stderr()).toContain('--leak-grace-period: invalid duration "soon"');
   });
 
+  it('exits 1 when its listen address is taken', async () => {
+    const { env } = await freshStore();
+    const taken = createServer();
+    await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      const r = replica('taken', env, ['--metrics-listen', `127.0.0.1:${port}`]);
+      expect(await r.exited).toBe(1);
+      expect(r.stderr()).toContain(`cannot listen on 127.0.0.1:${port}: address in use`);
+    } finally {
+      taken.close();
+    }
+  });
+
+  it('takes its grace period from the KubeControllersConfiguration unless a flag or variable says otherwise', async () => {
+    const { env } = await freshStore();
+    const kcc = `apiVersion: crd.projectcalico.org/v1
+kind: KubeControllersConfiguration
+metadata: { name: default }
+spec:
+  controllers:
+    node: { leakGracePeriod: 7m }
+`;
+    expect((await api.kubectl(['apply', '-f', '-'], { input: kcc })).status).toBe(0);
+    try {
+      const fromResource = replica('kcc', env, []);
+      const start = await fromResource.waitFor(
+        (l) => l.msg === 'starting netledger-kube-controllers',
+        'start',
+      );
+      expect(start).toMatchObject({ leakGracePeriodMs: 420_000, leakGracePeriodFrom: 'resource' });
+      const fromEnv = replica('kcc-env', { ...env, NETLEDGER_LEAK_GRACE_PERIOD: '2m' }, []);
+      const start2 = await fromEnv.waitFor(
+        (l) => l.msg === 'starting netledger-kube-controllers',
+        'start',
+      );
+      expect(start2).toMatchObject({ leakGracePeriodMs: 120_000, leakGracePeriodFrom: 'env' });
+      const bad = `apiVersion: crd.projectcalico.org/v1
+kind: KubeControllersConfiguration
+metadata: { name: default }
+spec:
+  controllers:
+    node: { leakGracePeriod: sometime }
+`;
+      expect((await api.kubectl(['apply', '-f', '-'], { input: bad })).status).toBe(0);
+      const refused = replica('kcc-bad', env, []);
+      expect(await refused.exited).toBe(2);
+      expect(refused.stderr()).toContain(
+        'KubeControllersConfiguration default: spec.controllers.node.leakGracePeriod: invalid duration "sometime"',
+      );
+    } finally {
+      await api.kubectl([
+        'delete',
+        'kubecontrollersconfigurations.crd.projectcalico.org',
+        'default',
+      ]);
+    }
+  });
+
   it('serves metrics equal to the allocation state computed independently from the store', async () => {
     const { ipam, env } = await freshStore();
     await ipam.pools.create({
@@ -236,6 +297,7 @@ describe('bin/netledger-kube-controllers', () => {
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
   });
 
+  // Two process start-ups, a lease expiry (3 s) and four 1 s batch windows: longer than a unit test.
   it('runs two replicas that never release concurrently: the leader is killed mid-pass, the other finishes', async () => {
     const { ipam, env } = await freshStore();
     await ipam.pools.create({
@@ -261,9 +323,9 @@ describe('bin/netledger-kube-controllers', () => {
     const b = replica('B', env, argv);
     await b.waitFor((l) => l.msg === 'caches synced: GC running', 'B synced');
     expect(b.lines.some((l) => l.msg === 'became the leader')).toBe(false);
-    // 30 addresses of pods that no longer exist (deleted behind the CNI plugin's back).
+    // 12 addresses of pods that no longer exist (deleted behind the CNI plugin's back).
     const leaked: string[] = [];
-    for (let i = 0; i < 30; i++) {
+    for (let i = 0; i < 12; i++) {
       const { v4 } = await ipam.autoAssign({
         num4: 1,
         hostname: 'ha-node',
@@ -273,7 +335,20 @@ describe('bin/netledger-kube-controllers', () => {
       });
       leaked.push(v4.ips[0]!.split('/')[0]!);
     }
+    // The follower judges too and serves its metrics, but writes nothing.
+    await b.waitFor(
+      (l) => l.msg === 'GC pass done' && Number(l.candidates) + Number(l.confirmed) > 0,
+      'B judging',
+    );
+    const bBase = `http://${await address(b)}`;
+    const bMetrics = parseExposition(await (await fetch(`${bBase}/metrics`)).text());
+    expect(bMetrics.get('ipam_gc_leader')).toBe(0);
+    expect(
+      bMetrics.get('ipam_allocations_gc_candidates{ippool="pool",node="ha-node"}'),
+    ).toBeGreaterThan(0);
+    expect((await fetch(`${bBase}/readyz`)).status).toBe(200);
     await a.waitFor((l) => l.msg === 'released leaked address', 'A releasing');
+    expect(b.lines.some((l) => l.msg === 'released leaked address')).toBe(false);
     a.kill('SIGKILL');
     expect(await a.exited).toBe('SIGKILL');
     const killedAt = Date.now();
@@ -327,7 +402,7 @@ describe('bin/netledger-kube-controllers', () => {
       namespace: 'kube-system',
     });
     expect(after.spec?.holderIdentity ?? '').toBe('');
-  });
+  }, 60_000);
 });
 
 /** The families compared, as `name{labels}` -> value. */
