@@ -182,7 +182,14 @@ try {
     { cwd: appDir, stdio: 'inherit' },
   );
   const env = { DATASTORE_TYPE: 'etcdv3', ETCD_ENDPOINTS: etcd.endpoints.join(',') };
-  const argv = ['--kubeconfig', api.kubeconfig, '--metrics-listen', '127.0.0.1:0', '--log-level', 'debug'];
+  const argv = [
+    '--kubeconfig',
+    api.kubeconfig,
+    '--metrics-listen',
+    '127.0.0.1:0',
+    '--log-level',
+    'debug',
+  ];
   const bundle = join(appDir, 'dist', 'netledger-kube-controllers.mjs');
   // The same process with nothing to hold: what Node and the code cost by themselves.
   const idle = startReplica({ name: 'idle', bundle, env, argv });
