@@ -3,8 +3,10 @@
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createEtcdDatastore } from '@netledger/datastore-etcd';
-import { createFileDatastore } from '@netledger/datastore-file';
+import { homedir } from 'node:os';
+import { createDatastoreOpener } from '@netledger/datastore-config';
+import type { DatastoreConfig } from '@netledger/datastore-config';
+import { loadEtcdGrpc } from '@netledger/datastore-config/etcd-grpc';
 import { createIpamClient, createMirroredDatastore } from '@netledger/ipam-core';
 import type { Datastore, IpamClient } from '@netledger/ipam-core';
 import { createTempDir, startEtcd, startKubeApiserver } from '@netledger/testkit';
@@ -27,34 +29,59 @@ import {
   nextEvent,
 } from './test-kube.js';
 
-/** An IPAM store the GC is tested on. */
+/**
+ * An IPAM store the GC is tested on: a configuration for @netledger/datastore-config's opener
+ * (the way the app opens stores) and what to start and stop around it.
+ */
 interface StoreTarget {
   readonly name: string;
-  open(): Promise<{ datastore: Datastore; stop: () => Promise<void> }>;
+  setUp(): Promise<{ config: DatastoreConfig; tearDown: () => Promise<void> }>;
 }
 
 const STORES: StoreTarget[] = [
   {
     name: 'etcd',
-    async open() {
+    async setUp() {
       const etcd = await startEtcd();
-      const datastore = createEtcdDatastore({ endpoints: etcd.endpoints });
-      return { datastore, stop: async () => (await datastore.close(), await etcd.stop()) };
+      return {
+        config: { type: 'etcdv3', endpoints: etcd.endpoints.join(',') },
+        tearDown: () => etcd.stop(),
+      };
     },
   },
   {
     name: 'file',
-    async open() {
+    async setUp() {
       const dir = await createTempDir('gc-file-');
-      const datastore = await createFileDatastore({ path: join(dir.path, 'store.json') });
-      return { datastore, stop: async () => (await datastore.close(), await dir.remove()) };
+      return {
+        config: { type: 'file', path: join(dir.path, 'store.json') },
+        tearDown: () => dir.remove(),
+      };
     },
   },
-  // LEAD: add the Kubernetes store here when @netledger/datastore-k8s lands, e.g.
-  // { name: 'kubernetes', async open() { await api.kubectl(['apply', '-f', CRDS]);
-  //   const datastore = createK8sDatastore({ kubeconfig: api.kubeconfigPath });
-  //   return { datastore, stop: () => datastore.close() }; } },
+  // LEAD: the Kubernetes store goes here once the opener's `kubernetes` row opens
+  // @netledger/datastore-k8s:
+  // {
+  //   name: 'kubernetes',
+  //   async setUp() {
+  //     await api.kubectl(['apply', '-f', join(ROOT, 'packages/datastore-k8s/crds')]);
+  //     return { config: { type: 'kubernetes', kubeconfig: api.kubeconfigPath }, tearDown: async () => undefined };
+  //   },
+  // },
 ];
+
+const opener = createDatastoreOpener({
+  user: () => ({ uid: process.getuid?.(), home: homedir() }),
+  etcd: { transport: 'http', loadGrpc: loadEtcdGrpc },
+});
+
+async function openStore(
+  target: StoreTarget,
+): Promise<{ datastore: Datastore; stop: () => Promise<void> }> {
+  const { config, tearDown } = await target.setUp();
+  const datastore = await opener.open(config);
+  return { datastore, stop: async () => (await datastore.close(), await tearDown()) };
+}
 
 const GRACE_MS = 2000;
 
@@ -123,7 +150,7 @@ describe.each(STORES)('IPAM GC with the store on $name', (target) => {
 
   beforeEach(async () => {
     seq++;
-    store = await target.open();
+    store = await openStore(target);
     ipam = createIpamClient({ datastore: store.datastore });
     await ipam.pools.create({
       metadata: { name: 'pool' },
