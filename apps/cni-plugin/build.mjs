@@ -96,6 +96,16 @@ const embedGrpcChunk = {
   },
 };
 
+// The Kubernetes store is not in the plugin yet: its import resolves to a module that refuses.
+const noK8sStore = {
+  name: 'no-k8s-store',
+  setup(b) {
+    b.onResolve({ filter: /^@netledger\/datastore-k8s$/ }, () => ({
+      path: join(process.cwd(), 'src', 'k8s-store-not-built-in.ts'),
+    }));
+  },
+};
+
 const common = {
   bundle: true,
   platform: 'node',
@@ -105,7 +115,7 @@ const common = {
   // heap deserializes faster. Nothing reads a function's name; the .mjs has a source map.
   minify: true,
   metafile: true,
-  plugins: [embedGrpcChunk],
+  plugins: [embedGrpcChunk, noK8sStore],
   logLevel: 'warning',
 };
 

@@ -39,10 +39,10 @@ describe('acquireHostLock', () => {
     expect(await readdir(join(dir.path, 'sub'))).toEqual([]);
   });
 
-  it('writes pid, start time and pid namespace into the lock', async () => {
+  it('writes pid, start time, pid namespace and a nonce into the lock', async () => {
     const l = await acquireHostLock(opts());
     const text = await readFile(opts().path, 'utf8');
-    expect(text).toMatch(new RegExp(`^${process.pid} \\d+ pid:\\[\\d+\\]\\n$`));
+    expect(text).toMatch(new RegExp(`^${process.pid} \\d+ pid:\\[\\d+\\] [0-9a-f]{8}\\n$`));
     await l!.release();
   });
 
@@ -58,6 +58,20 @@ describe('acquireHostLock', () => {
     const l2 = await acquireHostLock(opts(500));
     expect(l2).toBeDefined();
     await l2!.release();
+  });
+
+  it('clears what dead invocations left when it breaks their stale lock', async () => {
+    const dead = spawnSync('true').pid;
+    const pidns = readlinkSync('/proc/self/ns/pid');
+    const sub = join(dir.path, 'sub');
+    await acquireHostLock(opts()).then((l) => l!.release());
+    await writeFile(opts().path, `${dead} 12345 ${pidns}\n`);
+    // Prepared files of invocations killed while waiting: before and since the shared lock.
+    await writeFile(join(sub, `ipam.lock.${dead}.0a1b2c3d`), `${dead} 12345 ${pidns}\n`);
+    await writeFile(join(sub, `ipam.lock-${dead}-4e5f6a7b`), '');
+    const l = await acquireHostLock(opts(500));
+    await l!.release();
+    expect(await readdir(sub)).toEqual([]);
   });
 
   it('gives up on a live holder with TryAgainLater (11) naming its pid', async () => {

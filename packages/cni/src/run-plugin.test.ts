@@ -422,10 +422,10 @@ describe('error codes', () => {
   });
 
   it.each([
-    ['ADD', 7, /^the kubernetes datastore is not available yet/],
-    ['STATUS', 50, /^datastore unavailable: the kubernetes datastore is not available yet/],
+    ['ADD', 999, /^cannot load Kubernetes config from \/nonexistent\/kubeconfig: ENOENT/],
+    ['STATUS', 50, /^datastore unavailable: cannot load Kubernetes config from \/nonexistent/],
   ])(
-    'the kubernetes datastore reaches the opener, which refuses it: %s -> %d',
+    'the kubernetes datastore reaches the opener, which opens the kubeconfig: %s -> %d',
     async (command, code, msg) => {
       const h = await createHarness();
       const opener = createDatastoreOpener({
@@ -434,7 +434,11 @@ describe('error codes', () => {
       });
       const out = await h.run(
         command,
-        baseConf({ cniVersion: '1.1.0', datastore_type: 'kubernetes' }),
+        baseConf({
+          cniVersion: '1.1.0',
+          datastore_type: 'kubernetes',
+          kubernetes: { kubeconfig: '/nonexistent/kubeconfig' },
+        }),
         {},
         { openDatastore: (conf) => opener.open(conf) },
       );

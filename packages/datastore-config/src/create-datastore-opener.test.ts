@@ -147,16 +147,26 @@ describe('createDatastoreOpener: etcd without a server', () => {
 });
 
 describe('createDatastoreOpener: kubernetes', () => {
-  it.each([[{ type: 'kubernetes' } as const], [{ type: 'kubernetes', kubeconfig: '/k' } as const]])(
-    'answers that the kubernetes datastore is not available yet (%j)',
-    async (config) => {
-      const opener = createDatastoreOpener(options());
-      await opener.preload(config);
+  it.each([
+    [
+      { type: 'kubernetes', kubeconfig: '/nonexistent/kubeconfig' } as const,
+      /\/nonexistent\/kubeconfig: ENOENT/,
+    ],
+    [{ type: 'kubernetes' } as const, /in-cluster service account: KUBERNETES_SERVICE_HOST/],
+  ])('opens datastore-k8s with the kubeconfig, else in-cluster (%j)', async (config, says) => {
+    const opener = createDatastoreOpener(options());
+    await opener.preload(config);
+    const { KUBERNETES_SERVICE_HOST: _, ...env } = process.env;
+    const saved = process.env;
+    process.env = env; // not in a pod, whatever the machine running the tests is
+    try {
       await expect(opener.open(config)).rejects.toMatchObject({
-        name: 'DatastoreConfigError',
-        code: 'NotAvailable',
-        message: expect.stringMatching(/^the kubernetes datastore is not available yet/),
+        name: 'IpamError',
+        code: 'InvalidArgument',
+        message: expect.stringMatching(says),
       });
-    },
-  );
+    } finally {
+      process.env = saved;
+    }
+  });
 });

@@ -19,8 +19,8 @@ export interface DatastoreOpener {
   /**
    * Opens the store `config` names; its package is imported on first use. Throws
    * `DatastoreConfigError`: `InvalidValue` for a bad etcd endpoint or TLS file, `NoDatastore` for a
-   * missing file store when `mayCreate` is false, `NotAvailable` for a store this version cannot
-   * open (kubernetes); a store's own errors (`IpamError`) pass through.
+   * missing file store when `mayCreate` is false; a store's own errors (`IpamError`) pass
+   * through.
    */
   readonly open: (config: DatastoreConfig, options?: OpenOptions) => Promise<Datastore>;
   /**
@@ -33,7 +33,8 @@ export interface DatastoreOpener {
 /**
  * The opener of an app: the file store with `options.file` at the config's path or the user's
  * default one, etcd over the config's transport (else `options.etcd.transport`) with
- * `options.etcd`'s timeouts, kubernetes not yet. Nothing is imported until a store is used.
+ * `options.etcd`'s timeouts, the Kubernetes API through the config's kubeconfig (else in-cluster)
+ * with `options.kubernetes`. Nothing is imported until a store is used.
  */
 export function createDatastoreOpener(options: DatastoreOpenerOptions): DatastoreOpener {
   return {

@@ -1,19 +1,18 @@
 import type { K8sDatastoreConfig } from './datastore-config.js';
-import { DatastoreConfigError } from './datastore-config-error.js';
 import type { StoreOpener } from './store-opener.js';
 
 /**
- * The Kubernetes store. This is where `@netledger/datastore-k8s` plugs in: `load` imports it
- * lazily and `open` calls its `createK8sDatastore` with `config.kubeconfig` (the in-cluster
- * configuration when there is none). Until that package exists every kubernetes config is
- * refused here, the one place that says so.
+ * The Kubernetes store (`@netledger/datastore-k8s`, imported on first use): the config's
+ * kubeconfig, else the in-cluster configuration (the pod's service account), with the app's
+ * client limits and timeout.
  */
 export const k8sOpener: StoreOpener<K8sDatastoreConfig> = {
-  load: async () => undefined,
-  open: async () => {
-    throw new DatastoreConfigError(
-      'NotAvailable',
-      'the kubernetes datastore is not available yet in netledger: use the file or etcdv3 datastore',
-    );
+  load: () => import('@netledger/datastore-k8s'),
+  async open(config, options) {
+    const { createK8sDatastore } = await import('@netledger/datastore-k8s');
+    return createK8sDatastore({
+      ...options.kubernetes,
+      ...(config.kubeconfig !== undefined && { kubeconfig: config.kubeconfig }),
+    });
   },
 };

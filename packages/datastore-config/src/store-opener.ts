@@ -1,5 +1,6 @@
 import type { EtcdGatewayDatastoreOptions } from '@netledger/datastore-etcd/gateway';
 import type { FileDatastoreOptions } from '@netledger/datastore-file';
+import type { K8sDatastoreOptions } from '@netledger/datastore-k8s';
 import type { Datastore } from '@netledger/ipam-core';
 import type { DatastoreConfig, EtcdTransport } from './datastore-config.js';
 
@@ -35,6 +36,8 @@ export interface DatastoreOpenerOptions {
     readonly dialTimeoutMs?: number;
     readonly requestTimeoutMs?: number;
   };
+  /** The Kubernetes client's limits and timeout (datastore-k8s's defaults when absent). */
+  readonly kubernetes?: Pick<K8sDatastoreOptions, 'qps' | 'burst' | 'requestTimeoutMs'>;
 }
 
 /** Options of one `open`. */

@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline';
 import { IpamError, encodeValue } from '@netledger/ipam-core';
 import type { DatastoreKey } from '@netledger/ipam-core';
 import { BlockBuilder } from '@netledger/testkit';
-import { applyMutation } from '../src/apply-mutation.js';
+import { mutateSnapshot } from '../src/mutate-snapshot.js';
 import { createFileDatastore } from '../src/file-datastore.js';
 import { serializeStoreDocument } from '../src/store-document.js';
 import type { StoreSnapshot } from '../src/store-snapshot.js';
@@ -79,7 +79,7 @@ async function seedStore(path: string, keys: string[], blocks: number): Promise<
   const ctx = { newUid: 'seed', historyLimit: 100 };
   for (const k of keys) {
     const value = encodeValue('IPAMHandle', { handleId: k, block: { n: 0 }, deleted: false });
-    s = applyMutation(s, { op: 'create', key: handleKey(k), value }, ctx).snapshot;
+    s = mutateSnapshot(s, { op: 'create', key: handleKey(k), value }, ctx).snapshot;
   }
   for (let b = 0; b < blocks; b++) {
     const cidr = `10.${b >> 10}.${(b >> 2) & 255}.${(b & 3) * 64}/26`;
@@ -90,7 +90,7 @@ async function seedStore(path: string, keys: string[], blocks: number): Promise<
         pod: `pod-${b}-${o}`,
       });
     const value = encodeValue('IPAMBlock', builder.build());
-    s = applyMutation(s, { op: 'create', key: { kind: 'IPAMBlock', cidr }, value }, ctx).snapshot;
+    s = mutateSnapshot(s, { op: 'create', key: { kind: 'IPAMBlock', cidr }, value }, ctx).snapshot;
   }
   await writeFile(path, serializeStoreDocument(s));
 }

@@ -5,7 +5,7 @@ import { createTempDir } from '@netledger/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFileDatastore } from './file-datastore.js';
 import { openError } from './test-open-error.js';
-import { formatLockHolder } from './lock-holder.js';
+import { formatLockHolder } from '@netledger/file-lock';
 
 const key = { kind: 'IPAMHandle', handleId: 'h1' } as const;
 const value = { handleId: 'h1', block: {}, deleted: false };

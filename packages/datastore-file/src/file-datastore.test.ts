@@ -8,7 +8,7 @@ import { createTempDir, describeDatastoreContract } from '@netledger/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFileDatastore } from './file-datastore.js';
 import type { FileDatastoreOptions } from './file-datastore.js';
-import { formatLockHolder } from './lock-holder.js';
+import { formatLockHolder } from '@netledger/file-lock';
 
 const dirs: Array<{ remove: () => Promise<void> }> = [];
 
@@ -170,9 +170,11 @@ describe('file datastore', () => {
     await writeFile(`${path}.tmp-999999-abc`, '{"half": ');
     const deadPid = spawnSync(process.execPath, ['-e', '']).pid;
     await writeFile(`${path}.lock-${deadPid}-n`, formatLockHolder({ pid: deadPid, nonce: 'n' }));
+    // Killed between creating its prepared lock file and writing its record (issue #20).
+    await writeFile(`${path}.lock-${deadPid}-0b1f`, '');
     await openStore();
     const left = await readdir(join(dir.path, 'nested'));
-    // The open instance keeps its own prepared lock file (see file-lock.ts) until it closes.
+    // The open instance keeps its own prepared lock file (@netledger/file-lock) until it closes.
     expect(left.filter((f) => !f.startsWith(`datastore.json.lock-${process.pid}-`))).toEqual([
       'datastore.json',
     ]);

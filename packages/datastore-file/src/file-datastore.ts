@@ -1,6 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
+import { FileLockError, createFileLock, currentLockHolder } from '@netledger/file-lock';
+import type { FileLock } from '@netledger/file-lock';
 import { IpamError, encodeValue } from '@netledger/ipam-core';
 import type {
   Datastore,
@@ -10,25 +12,25 @@ import type {
   ListOptions,
   ListResult,
 } from '@netledger/ipam-core';
-import { describeKey, keyToPath, listPrefixes, matchesListOptions } from '@netledger/ipam-core';
-import { applyMutation } from './apply-mutation.js';
-import type { Mutation } from './apply-mutation.js';
+import {
+  doesNotExistError,
+  keyToPath,
+  listPrefixes,
+  matchesListOptions,
+} from '@netledger/ipam-core';
+import { mutateSnapshot } from './mutate-snapshot.js';
+import type { Mutation } from './mutate-snapshot.js';
 import { defaultDatastorePath } from './default-datastore-path.js';
-import { createFileLock } from './file-lock.js';
-import type { FileLock } from './file-lock.js';
 import { createFileWatch } from './file-watch.js';
 import { errnoOf, toUnavailable } from './fs-errors.js';
 import { toKvPair } from './history-events.js';
-import type { LockHolder } from './lock-holder.js';
-import { judgeHolder } from './lock-holder.js';
-import { currentLockHolder, probeProcess } from './process-probe.js';
 import { createSerialQueue } from './serial-queue.js';
 import { createSnapshotCache } from './snapshot-cache.js';
 import { serializeStoreDocument } from './store-document.js';
 import { blockingFs, threadPoolFs } from './store-fs.js';
 import type { StoreFileHandle, StoreFs } from './store-fs.js';
 import type { LoadedStore } from './store-file.js';
-import { commitStoreFile, loadStoreFile, statStamp, sweepGarbage } from './store-file.js';
+import { commitStoreFile, loadStoreFile, statStamp, sweepTempFiles } from './store-file.js';
 import { emptySnapshot } from './store-snapshot.js';
 import type { StoredEntry } from './store-snapshot.js';
 
@@ -112,8 +114,22 @@ async function openOrCreate(
   return { snapshot, ...written };
 }
 
-async function withLock<T>(lock: FileLock, task: () => Promise<T>): Promise<T> {
-  await lock.acquire();
+/** A lock failure as the store reports it: `Unavailable`, its message starting with the path. */
+function lockFailure(path: string, e: unknown): unknown {
+  if (!(e instanceof FileLockError)) return e;
+  if (e.code === 'Timeout') {
+    return new IpamError('Unavailable', `${path}: datastore lock ${e.message}`, {
+      identifier: e.lockPath,
+    });
+  }
+  return toUnavailable(path, e.doing ?? 'locking', e.cause);
+}
+
+/** Runs `task` holding the store's lock; lock failures are the store's `Unavailable`. */
+async function withLock<T>(lock: FileLock, path: string, task: () => Promise<T>): Promise<T> {
+  await lock.acquire().catch((e: unknown) => {
+    throw lockFailure(path, e);
+  });
   let result: T;
   try {
     result = await task();
@@ -121,7 +137,9 @@ async function withLock<T>(lock: FileLock, task: () => Promise<T>): Promise<T> {
     await lock.release().catch(() => undefined);
     throw e;
   }
-  await lock.release();
+  await lock.release().catch((e: unknown) => {
+    throw lockFailure(path, e);
+  });
   return result;
 }
 
@@ -148,28 +166,19 @@ export async function createFileDatastore(options: FileDatastoreOptions = {}): P
   const dirHandle = await fs.open(dirname(path), 'r').catch((e: unknown) => {
     throw toUnavailable(path, 'opening the directory', e);
   });
-  const holder = await currentLockHolder(fs, randomBytes(8).toString('hex'));
-  const judge = async (h: LockHolder) =>
-    judgeHolder(h, holder.pidNamespace, await probeProcess(fs, h.pid));
-  const lockPath = `${path}.lock`;
   const lock = createFileLock({
     fs,
-    lockPath,
-    storePath: path,
+    lockPath: `${path}.lock`,
     timeoutMs: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
-    holder,
-    judge,
+    holder: await currentLockHolder(fs, randomBytes(8).toString('hex')),
   });
 
   let initial: LoadedStore;
   try {
-    initial = await withLock(lock, async () => {
-      await sweepGarbage({
-        fs,
-        path,
-        lockPath,
-        isDead: async (h) => (await judge(h)) === 'dead',
-      });
+    initial = await withLock(lock, path, async () => {
+      // What crashed processes left: temp files of unfinished writes, prepared lock files.
+      await sweepTempFiles(fs, path);
+      await lock.sweep();
       return openOrCreate(fs, path, dirHandle);
     });
   } catch (e) {
@@ -203,9 +212,9 @@ export async function createFileDatastore(options: FileDatastoreOptions = {}): P
   const mutate = async (mutation: Mutation) => {
     ensureOpen();
     return queue.run(() =>
-      withLock(lock, async () => {
+      withLock(lock, path, async () => {
         const base = await cache.refreshLocked();
-        const result = applyMutation(base, mutation, { newUid: freshUuid(), historyLimit });
+        const result = mutateSnapshot(base, mutation, { newUid: freshUuid(), historyLimit });
         const text = serializeStoreDocument(result.snapshot);
         const written = await commitStoreFile({ fs, path, dirHandle, text });
         cache.replace({ snapshot: result.snapshot, ...written });
@@ -232,11 +241,6 @@ export async function createFileDatastore(options: FileDatastoreOptions = {}): P
     }
     return { items, revision: String(snapshot.revision) };
   };
-  const missing = (key: DatastoreKey): IpamError =>
-    new IpamError('DoesNotExist', `resource does not exist: ${describeKey(key)}`, {
-      identifier: describeKey(key),
-    });
-
   return {
     async create(kv) {
       const value = encodeValue(kv.key.kind, kv.value);
@@ -261,7 +265,7 @@ export async function createFileDatastore(options: FileDatastoreOptions = {}): P
     async get<K extends Kind>(key: DatastoreKey<K>): Promise<KVPair<K>> {
       ensureOpen();
       const entry = (await cache.refresh()).entries.get(keyToPath(key));
-      if (!entry) throw missing(key);
+      if (!entry) throw doesNotExistError(key);
       return toKvPair(entry) as KVPair<K>;
     },
     async list<K extends Kind>(listOptions: ListOptions<K>) {

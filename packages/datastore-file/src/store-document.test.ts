@@ -2,7 +2,7 @@ import { crc32 } from 'node:zlib';
 import { IpamError, encodeValue } from '@netledger/ipam-core';
 import { BIG_SEQUENCE, BlockBuilder } from '@netledger/testkit';
 import { describe, expect, it } from 'vitest';
-import { applyMutation } from './apply-mutation.js';
+import { mutateSnapshot } from './mutate-snapshot.js';
 import { parseStoreDocument, serializeStoreDocument } from './store-document.js';
 import type { StoreSnapshot } from './store-snapshot.js';
 import { emptySnapshot } from './store-snapshot.js';
@@ -14,7 +14,7 @@ const BLOCK_PATH = '/calico/ipam/v2/assignment/ipv4/block/10.0.0.0-30';
 function sample(): StoreSnapshot {
   const block = new BlockBuilder('10.0.0.0/30').affine('node1').allocate([0], 'h1').build();
   const ctx = { newUid: 'u1', historyLimit: 10 };
-  let s = applyMutation(
+  let s = mutateSnapshot(
     emptySnapshot('store-1'),
     {
       op: 'create',
@@ -23,7 +23,7 @@ function sample(): StoreSnapshot {
     },
     ctx,
   ).snapshot;
-  s = applyMutation(
+  s = mutateSnapshot(
     s,
     {
       op: 'create',
@@ -36,7 +36,7 @@ function sample(): StoreSnapshot {
     },
     ctx,
   ).snapshot;
-  return applyMutation(s, { op: 'delete', key: { kind: 'IPAMHandle', handleId: 'h1' } }, ctx)
+  return mutateSnapshot(s, { op: 'delete', key: { kind: 'IPAMHandle', handleId: 'h1' } }, ctx)
     .snapshot;
 }
 

@@ -1,8 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { errnoOf, toUnavailable } from './fs-errors.js';
-import type { LockHolder } from './lock-holder.js';
-import { parseLockHolder } from './lock-holder.js';
 import { parseStoreDocument } from './store-document.js';
 import type { StoreFileHandle, StoreFs } from './store-fs.js';
 import type { StoreSnapshot } from './store-snapshot.js';
@@ -117,33 +115,16 @@ export async function commitStoreFile(options: CommitOptions): Promise<{
   }
 }
 
-/** Options for {@link sweepGarbage}. */
-export interface SweepOptions {
-  readonly fs: StoreFs;
-  readonly path: string;
-  readonly lockPath: string;
-  /** True for a lock holder that is certainly dead. */
-  readonly isDead: (holder: LockHolder) => Promise<boolean>;
-}
-
 /**
- * Removes what crashed processes left next to the store: temp files of unfinished writes (call
- * this only while holding the lock: only the lock holder writes one, so any other is garbage) and
- * the prepared lock files of dead processes. Best effort; failures are ignored.
+ * Removes the temp files of unfinished writes next to the store. Call it only while holding the
+ * lock: only the lock holder writes one, so any other is garbage left by a crash. Best effort;
+ * failures are ignored.
  */
-export async function sweepGarbage(options: SweepOptions): Promise<void> {
-  const dir = dirname(options.path);
-  const tempPrefix = `${basename(options.path)}${TEMP_MARK}`;
-  const lockPrefix = `${basename(options.lockPath)}-`;
-  const { fs } = options;
+export async function sweepTempFiles(fs: StoreFs, path: string): Promise<void> {
+  const dir = dirname(path);
+  const tempPrefix = `${basename(path)}${TEMP_MARK}`;
   const names = await fs.readdir(dir).catch(() => [] as string[]);
   for (const name of names) {
-    const full = join(dir, name);
-    if (name.startsWith(tempPrefix)) {
-      await fs.unlink(full).catch(() => undefined);
-    } else if (name.startsWith(lockPrefix)) {
-      const holder = parseLockHolder(await fs.readText(full).catch(() => ''));
-      if (holder && (await options.isDead(holder))) await fs.unlink(full).catch(() => undefined);
-    }
+    if (name.startsWith(tempPrefix)) await fs.unlink(join(dir, name)).catch(() => undefined);
   }
 }

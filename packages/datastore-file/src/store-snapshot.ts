@@ -1,30 +1,16 @@
-import type { DatastoreKey } from '@netledger/ipam-core';
+import type { EntryChange, StoredEntry as CoreStoredEntry } from '@netledger/ipam-core';
 
 /** The `format` field of every store file this package writes. */
 export const STORE_FORMAT = 'netledger-datastore/v1';
 
 /** One stored object. `value` is Calico's JSON text, exactly what `encodeValue` returned. */
-export interface StoredEntry {
-  readonly key: DatastoreKey;
-  readonly value: string;
-  /** Store revision of the last write to this object: the compare-and-swap token. */
-  readonly modRevision: number;
-  /** Store revision at which the object was created. */
-  readonly createRevision: number;
-  /** Object identity: a fresh one for each create, kept across updates. */
-  readonly uid: string;
-}
+export type StoredEntry = CoreStoredEntry<string>;
 
 /**
  * One past change, kept so that a watch can start from an earlier revision and so that other
  * processes can see what changed. For `deleted`, `entry` is the object as it was before.
  */
-export interface HistoryRecord {
-  readonly type: 'added' | 'modified' | 'deleted';
-  readonly revision: number;
-  readonly path: string;
-  readonly entry: StoredEntry;
-}
+export type HistoryRecord = EntryChange<string>;
 
 /**
  * The whole store at one revision, immutable. Every write makes a new one. Invariant: revisions

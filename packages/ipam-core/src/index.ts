@@ -57,6 +57,19 @@ export type {
 } from './datastore/datastore.js';
 export { createMemoryDatastore } from './datastore/memory-datastore.js';
 export type { MemoryDatastoreOptions } from './datastore/memory-datastore.js';
+export { applyMutation } from './datastore/apply-mutation.js';
+export type {
+  EntryChange,
+  EntryState,
+  Mutation,
+  MutationContext,
+  StoredEntry,
+} from './datastore/apply-mutation.js';
+export {
+  alreadyExistsError,
+  doesNotExistError,
+  updateConflictError,
+} from './datastore/store-errors.js';
 export { createWatchHub } from './datastore/watch-hub.js';
 export type { Subscription, WatchHub, WatchHubOptions } from './datastore/watch-hub.js';
 export { SortedKeys } from './datastore/sorted-keys.js';

@@ -151,10 +151,12 @@ describe('netledgerctl', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^Error: no datastore at .*none\.json/);
     await expect(stat(join(dir.path, 'sub'))).rejects.toThrow();
-    const k = await runCli(['ipam', 'show'], { env: { DATASTORE_TYPE: 'kubernetes' } });
+    const k = await runCli(['ipam', 'show'], {
+      env: { DATASTORE_TYPE: 'kubernetes', KUBECONFIG: join(dir.path, 'no-kubeconfig') },
+    });
     expect(k).toMatchObject({
       code: 1,
-      stderr: expect.stringMatching(/kubernetes datastore is not available yet/),
+      stderr: expect.stringMatching(/cannot load Kubernetes config from .*no-kubeconfig: ENOENT/),
     });
     const c = await runCli(['ipam', 'show', '-c', join(dir.path, 'missing.cfg')]);
     expect(c).toMatchObject({

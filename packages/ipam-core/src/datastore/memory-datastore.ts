@@ -1,6 +1,8 @@
 import { IpamError } from '../errors.js';
 import type { DatastoreKey, Kind, ListOptions } from '../model/keys.js';
-import { describeKey, keyToPath, listPrefixes, matchesListOptions } from '../model/keys.js';
+import { keyToPath, listPrefixes, matchesListOptions } from '../model/keys.js';
+import { applyMutation } from './apply-mutation.js';
+import type { EntryChange, Mutation, StoredEntry } from './apply-mutation.js';
 import type {
   Datastore,
   DeleteOptions,
@@ -11,15 +13,14 @@ import type {
 } from './datastore.js';
 import { deepFreeze } from './deep-freeze.js';
 import { SortedKeys } from './sorted-keys.js';
+import { doesNotExistError } from './store-errors.js';
 import { createWatchHub } from './watch-hub.js';
 
-interface Entry {
-  readonly key: DatastoreKey;
-  /** Deep-frozen: shared with every reader, and a caller that tries to mutate it gets a TypeError. */
-  readonly value: unknown;
-  readonly modRevision: number;
-  readonly uid: string;
-}
+/**
+ * Key and value deep-frozen: shared with every reader, and a caller that tries to mutate one gets
+ * a TypeError.
+ */
+type Entry = StoredEntry<unknown>;
 
 /** Options for {@link createMemoryDatastore}. */
 export interface MemoryDatastoreOptions {
@@ -49,23 +50,33 @@ export function createMemoryDatastore(options: MemoryDatastoreOptions = {}): Dat
     revision: String(e.modRevision),
     uid: e.uid,
   });
-  const put = (
-    key: DatastoreKey,
-    value: unknown,
-    uid: string,
-    type: 'added' | 'modified',
-  ): Entry => {
-    const entry: Entry = {
-      key: deepFreeze({ ...key }),
-      value: deepFreeze(value),
-      modRevision: ++revision,
-      uid,
-    };
-    const path = keyToPath(key);
-    if (!entries.has(path)) index.add(path);
-    entries.set(path, entry);
-    hub.publish({ type, kv: toKv(entry), revision: String(revision) } satisfies WatchEvent);
-    return entry;
+  /** Applies one write with the shared CAS rules, then records it and tells the watchers. */
+  const commit = (mutation: Mutation<unknown>): EntryChange<unknown> => {
+    const change = applyMutation({ entries, revision }, mutation, {
+      newUid: `uid-${revision + 1}`,
+    });
+    revision = change.revision;
+    if (change.type === 'deleted') {
+      entries.delete(change.path);
+      index.delete(change.path);
+      hub.publish({
+        type: 'deleted',
+        key: mutation.key,
+        previous: toKv(change.entry),
+        revision: String(revision),
+      });
+      return change;
+    }
+    deepFreeze(change.entry.key);
+    deepFreeze(change.entry.value);
+    if (!entries.has(change.path)) index.add(change.path);
+    entries.set(change.path, change.entry);
+    hub.publish({
+      type: change.type,
+      kv: toKv(change.entry),
+      revision: String(revision),
+    } satisfies WatchEvent);
+    return change;
   };
   const listNow = <K extends Kind>(options: ListOptions<K>): ListResult<K> => {
     const items: KVPair<K>[] = [];
@@ -78,62 +89,29 @@ export function createMemoryDatastore(options: MemoryDatastoreOptions = {}): Dat
     }
     return { items, revision: String(revision) };
   };
-  const missing = (key: DatastoreKey): IpamError =>
-    new IpamError('DoesNotExist', `resource does not exist: ${describeKey(key)}`, {
-      identifier: describeKey(key),
-    });
-  const conflict = (key: DatastoreKey): IpamError =>
-    new IpamError('UpdateConflict', `update conflict: ${describeKey(key)}`, {
-      identifier: describeKey(key),
-    });
 
   return {
     async create<K extends Kind>(kv: NewKVPair<K>): Promise<KVPair<K>> {
       open();
-      const path = keyToPath(kv.key);
-      if (entries.has(path)) {
-        throw new IpamError('AlreadyExists', `resource already exists: ${path}`, {
-          identifier: path,
-        });
-      }
-      return toKv(put(kv.key, kv.value, `uid-${revision + 1}`, 'added'));
+      return toKv(commit({ op: 'create', key: { ...kv.key }, value: kv.value }).entry);
     },
     async update<K extends Kind>(kv: KVPair<K>): Promise<KVPair<K>> {
       open();
-      const current = entries.get(keyToPath(kv.key));
-      if (!current) throw missing(kv.key);
-      if (String(current.modRevision) !== kv.revision) throw conflict(kv.key);
-      return toKv(put(kv.key, kv.value, current.uid, 'modified'));
+      const { value, revision: expected } = kv;
+      return toKv(commit({ op: 'update', key: { ...kv.key }, value, revision: expected }).entry);
     },
     async apply<K extends Kind>(kv: NewKVPair<K>): Promise<KVPair<K>> {
       open();
-      const current = entries.get(keyToPath(kv.key));
-      return toKv(
-        put(
-          kv.key,
-          kv.value,
-          current?.uid ?? `uid-${revision + 1}`,
-          current ? 'modified' : 'added',
-        ),
-      );
+      return toKv(commit({ op: 'apply', key: { ...kv.key }, value: kv.value }).entry);
     },
     async delete(key: DatastoreKey, options: DeleteOptions = {}): Promise<void> {
       open();
-      const path = keyToPath(key);
-      const current = entries.get(path);
-      if (!current) throw missing(key);
-      if (options.revision !== undefined && String(current.modRevision) !== options.revision)
-        throw conflict(key);
-      if (options.uid !== undefined && current.uid !== options.uid) throw conflict(key);
-      entries.delete(path);
-      index.delete(path);
-      revision++;
-      hub.publish({ type: 'deleted', key, previous: toKv(current), revision: String(revision) });
+      commit({ op: 'delete', key, ...options });
     },
     async get<K extends Kind>(key: DatastoreKey<K>): Promise<KVPair<K>> {
       open();
       const current = entries.get(keyToPath(key));
-      if (!current) throw missing(key);
+      if (!current) throw doesNotExistError(key);
       return toKv(current);
     },
     async list<K extends Kind>(options: ListOptions<K>): Promise<ListResult<K>> {

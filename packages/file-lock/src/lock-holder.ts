@@ -1,11 +1,11 @@
-/** Who holds the lock: written into the lock file, read by processes waiting for it. */
+/** Who holds a lock: written into the lock file, read by processes waiting for it. */
 export interface LockHolder {
   readonly pid: number;
   /** Field 22 of `/proc/<pid>/stat` (clock ticks since boot): tells a reused pid apart. */
   readonly startTime?: string;
   /** `readlink /proc/self/ns/pid`: pids are only comparable inside one pid namespace. */
   readonly pidNamespace?: string;
-  /** Random per store instance, so two lock files never have the same text. */
+  /** Random per lock instance, so two lock files never have the same text ('' in old records). */
   readonly nonce: string;
 }
 
@@ -20,19 +20,28 @@ export interface ProcessProbe {
 /** Whether a lock holder is still running; `unknown` is treated as alive (never broken). */
 export type HolderStatus = 'alive' | 'dead' | 'unknown';
 
-/** The lock file text for a holder. */
+const ABSENT = '-';
+
+/**
+ * The lock file text for a holder: one line, `<pid> <start time> <pid namespace> <nonce>`, `-`
+ * for a field `/proc` did not give. Readers that know only the first three fields (the CNI host
+ * lock before this package) judge it correctly.
+ */
 export function formatLockHolder(holder: LockHolder): string {
-  return `${JSON.stringify(holder)}\n`;
+  const { pid, startTime, pidNamespace, nonce } = holder;
+  return `${pid} ${startTime ?? ABSENT} ${pidNamespace ?? ABSENT} ${nonce}\n`;
 }
 
-/** Reads lock file text; undefined when it is not a lock this package wrote. */
-export function parseLockHolder(text: string): LockHolder | undefined {
+const positivePid = (pid: unknown): pid is number =>
+  typeof pid === 'number' && Number.isSafeInteger(pid) && pid > 0;
+
+/** The JSON records the file store wrote before this package: `{"pid":..,"nonce":..,...}`. */
+function parseJsonRecord(text: string): LockHolder | undefined {
   try {
     const o: unknown = JSON.parse(text);
     if (typeof o !== 'object' || o === null) return undefined;
     const { pid, startTime, pidNamespace, nonce } = o as Record<string, unknown>;
-    if (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid <= 0) return undefined;
-    if (typeof nonce !== 'string') return undefined;
+    if (!positivePid(pid) || typeof nonce !== 'string') return undefined;
     return {
       pid,
       nonce,
@@ -42,6 +51,29 @@ export function parseLockHolder(text: string): LockHolder | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Reads lock file text; undefined when it is not a holder record. Also reads the records written
+ * before this package (the file store's JSON, the CNI host lock's line without a nonce), so a lock
+ * left by a process of the previous version is judged, not taken for garbage.
+ */
+export function parseLockHolder(text: string): LockHolder | undefined {
+  const line = text.trim();
+  if (line.startsWith('{')) return parseJsonRecord(line);
+  const fields = line.split(' ');
+  const [pid, startTime, pidNamespace, nonce = ''] = fields;
+  if (fields.length < 3 || fields.length > 4 || !pid || !/^\d+$/.test(pid)) return undefined;
+  if (!startTime || !(startTime === ABSENT || /^\d+$/.test(startTime))) return undefined;
+  if (!pidNamespace) return undefined;
+  const n = Number(pid);
+  if (!positivePid(n)) return undefined;
+  return {
+    pid: n,
+    nonce,
+    ...(startTime !== ABSENT && { startTime }),
+    ...(pidNamespace !== ABSENT && { pidNamespace }),
+  };
 }
 
 /**

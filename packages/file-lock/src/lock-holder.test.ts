@@ -5,8 +5,22 @@ import { formatLockHolder, judgeHolder, parseLockHolder, parseProcStat } from '.
 const holder: LockHolder = { pid: 42, startTime: '1000', pidNamespace: 'pid:[1]', nonce: 'n' };
 
 describe('lock holder records', () => {
-  it('round-trips through the lock file text', () => {
+  it('round-trips through the lock file text, one line of four fields', () => {
+    expect(formatLockHolder(holder)).toBe('42 1000 pid:[1] n\n');
     expect(parseLockHolder(formatLockHolder(holder))).toEqual(holder);
+    expect(formatLockHolder({ pid: 7, nonce: 'm' })).toBe('7 - - m\n');
+    expect(parseLockHolder('7 - - m\n')).toEqual({ pid: 7, nonce: 'm' });
+  });
+
+  it.each([
+    ['the file store before this package (JSON)', JSON.stringify(holder)],
+    ['the CNI host lock before this package (no nonce)', '42 1000 pid:[1]\n'],
+  ])('reads the records of %s', (_why, text) => {
+    expect(parseLockHolder(text)).toMatchObject({
+      pid: 42,
+      startTime: '1000',
+      pidNamespace: 'pid:[1]',
+    });
   });
 
   it.each([
@@ -16,6 +30,11 @@ describe('lock holder records', () => {
     '{"pid":0,"nonce":"n"}',
     '{"pid":4}',
     'null',
+    '42',
+    '42 1000',
+    '42 x pid:[1] n',
+    '-3 1000 pid:[1] n',
+    '42 1000 pid:[1] n extra',
   ])('rejects %j', (text) => {
     expect(parseLockHolder(text)).toBeUndefined();
   });

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { createK8sDatastore } from './create-k8s-datastore.js';
+import { K8S_DEFAULTS, resolveK8sOptions } from './k8s-datastore-options.js';
+
+describe('createK8sDatastore options', () => {
+  it('applies the defaults', () => {
+    expect(resolveK8sOptions({ kubeconfig: '/k' })).toEqual({ kubeconfig: '/k', ...K8S_DEFAULTS });
+  });
+
+  it.each([
+    [{ kubeconfig: '/k', inCluster: true }, /either kubeconfig or inCluster/],
+    [{ inCluster: false }, /inCluster is false but no kubeconfig/],
+    [{ kubeconfig: '' }, /empty path/],
+    [{ kubeconfig: '/k', qps: 0 }, /qps must be a positive number, got 0/],
+    [{ kubeconfig: '/k', burst: 1.5 }, /burst must be a positive integer/],
+    [{ kubeconfig: '/k', requestTimeoutMs: -1 }, /requestTimeoutMs must be a positive integer/],
+  ])('refuses %j', (options, message) => {
+    expect(() => resolveK8sOptions(options)).toThrow(message);
+  });
+
+  it('without a kubeconfig outside a pod, says which variables are missing', () => {
+    const saved = process.env.KUBERNETES_SERVICE_HOST;
+    delete process.env.KUBERNETES_SERVICE_HOST;
+    try {
+      expect(() => createK8sDatastore()).toThrow(
+        /in-cluster service account: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set/,
+      );
+    } finally {
+      if (saved !== undefined) process.env.KUBERNETES_SERVICE_HOST = saved;
+    }
+  });
+});

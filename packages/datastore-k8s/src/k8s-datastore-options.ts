@@ -1,0 +1,71 @@
+import { IpamError } from '@netledger/ipam-core';
+
+/** How to reach the API server, and how hard to use it. */
+export interface K8sDatastoreOptions {
+  /** Path of a kubeconfig file. Without it, the in-cluster service-account config is used. */
+  readonly kubeconfig?: string;
+  /** A kubeconfig context other than the current one. */
+  readonly context?: string;
+  /**
+   * Use the pod's service account (`KUBERNETES_SERVICE_HOST`/`_PORT`, the mounted token and CA).
+   * Default: true exactly when no `kubeconfig` is given; true together with a kubeconfig is refused.
+   */
+  readonly inCluster?: boolean;
+  /** Sustained client-side requests per second (default {@link K8S_DEFAULTS}.qps). */
+  readonly qps?: number;
+  /** Requests that may be sent at once before `qps` applies (default {@link K8S_DEFAULTS}.burst). */
+  readonly burst?: number;
+  /** How long one request may wait for its answer, in ms (not watches; default 30 s). */
+  readonly requestTimeoutMs?: number;
+}
+
+/**
+ * Defaults. 50/100 are the kubelet's client defaults since Kubernetes 1.27, when API Priority and
+ * Fairness took over protecting the server: a client-side limit is only a guard against a runaway
+ * loop. Calico's 5/100 lets a cold `ipam check` or GC over thousands of nodes crawl at 5 requests a
+ * second; an assign costs a constant handful of requests, so the burst covers any CNI ADD.
+ */
+export const K8S_DEFAULTS = { qps: 50, burst: 100, requestTimeoutMs: 30_000 } as const;
+
+/** The options with defaults applied; `InvalidArgument` for a contradiction or a bad number. */
+export interface ResolvedK8sOptions {
+  readonly kubeconfig?: string;
+  readonly context?: string;
+  readonly qps: number;
+  readonly burst: number;
+  readonly requestTimeoutMs: number;
+}
+
+function positive(name: string, v: number | undefined, dflt: number, integer: boolean): number {
+  if (v === undefined) return dflt;
+  if (!Number.isFinite(v) || v <= 0 || (integer && !Number.isInteger(v))) {
+    throw new IpamError(
+      'InvalidArgument',
+      `${name} must be a positive ${integer ? 'integer' : 'number'}, got ${String(v)}`,
+    );
+  }
+  return v;
+}
+
+/** Checks the options and applies {@link K8S_DEFAULTS}. */
+export function resolveK8sOptions(o: K8sDatastoreOptions): ResolvedK8sOptions {
+  if (o.inCluster === true && o.kubeconfig !== undefined) {
+    throw new IpamError('InvalidArgument', 'give either kubeconfig or inCluster: true, not both');
+  }
+  if (o.inCluster === false && o.kubeconfig === undefined) {
+    throw new IpamError('InvalidArgument', 'inCluster is false but no kubeconfig is given');
+  }
+  if (o.kubeconfig === '') throw new IpamError('InvalidArgument', 'kubeconfig is an empty path');
+  return {
+    ...(o.kubeconfig !== undefined && { kubeconfig: o.kubeconfig }),
+    ...(o.context !== undefined && { context: o.context }),
+    qps: positive('qps', o.qps, K8S_DEFAULTS.qps, false),
+    burst: positive('burst', o.burst, K8S_DEFAULTS.burst, true),
+    requestTimeoutMs: positive(
+      'requestTimeoutMs',
+      o.requestTimeoutMs,
+      K8S_DEFAULTS.requestTimeoutMs,
+      true,
+    ),
+  };
+}

@@ -1,0 +1,258 @@
+// Reading and writing single API objects and collections for the datastore: requests with their
+// errors mapped (naming the API server and the object), Calico objects decoded into KVPairs, the
+// paths of each kind, affinities' two possible names, the hard delete that ends a soft delete,
+// and paginated lists.
+import type { DatastoreKey, KVPair, Kind } from '@netledger/ipam-core';
+import { IpamError, describeKey, isIpamError } from '@netledger/ipam-core';
+import { alternateAffinityName } from './calico-names.js';
+import type { CrdKind } from './crd-kinds.js';
+import { CRD_KINDS, crdPath, decodeCrd, describeObject, objectName } from './crd-kinds.js';
+import type { JsonObject } from './ipam-crd-codec.js';
+import { BadSpec } from './ipam-crd-codec.js';
+import type { KubeHttp, KubeRequest, KubeResponse } from './kube-http.js';
+import { kubeStatusError, kubeTransportError } from './map-kube-error.js';
+import { decodeNode } from './node-codec.js';
+
+const NODES = '/api/v1/nodes';
+const PAGE = 500;
+
+/** Whether two keys name the same object (the kind's identifying fields are equal). */
+export function sameKey(a: DatastoreKey, b: DatastoreKey): boolean {
+  return describeKey(a) === describeKey(b);
+}
+
+/** True for a JSON object (not null, not an array). */
+export const isObject = (v: unknown): v is JsonObject =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+/** An object's metadata (empty when it has none). */
+export const meta = (o: JsonObject): JsonObject => (isObject(o.metadata) ? o.metadata : {});
+/** A string field of an object's metadata. */
+export const metaString = (o: JsonObject, field: string): string | undefined => {
+  const v = meta(o)[field];
+  return typeof v === 'string' ? v : undefined;
+};
+
+/** A list's raw objects and the revision it was read at. */
+export interface RawList {
+  readonly items: JsonObject[];
+  readonly revision: string;
+}
+
+/** The object-level operations over an HTTP client; see the file comment. */
+export type KubeObjects = ReturnType<typeof createKubeObjects>;
+
+/** Creates the object-level operations over `http`. */
+export function createKubeObjects(http: KubeHttp) {
+  const server = http.server;
+
+  async function call(r: KubeRequest, object: string, key?: DatastoreKey): Promise<KubeResponse> {
+    try {
+      return await http.request(r);
+    } catch (e) {
+      if (e instanceof IpamError) throw e;
+      throw kubeTransportError(e, {
+        server,
+        method: r.method,
+        object,
+        write: r.method !== 'GET',
+        ...(key && { identifier: describeKey(key) }),
+      });
+    }
+  }
+
+  function fail(res: KubeResponse, method: string, object: string, key?: DatastoreKey): never {
+    throw kubeStatusError(res.status, res.body, {
+      server,
+      method,
+      object,
+      ...(key && { identifier: describeKey(key) }),
+    });
+  }
+
+  function corrupt(object: string, e: unknown): never {
+    if (isIpamError(e) && e.code !== 'CorruptValue') throw e;
+    const why = e instanceof Error ? e.message : String(e);
+    throw new IpamError(
+      'CorruptValue',
+      `kube-apiserver at ${server}: ${object} is not a valid Calico object: ${why}`,
+      { identifier: object, cause: e },
+    );
+  }
+
+  function toKv(kind: Kind, object: JsonObject): KVPair | undefined {
+    const name = metaString(object, 'name') ?? '?';
+    const where =
+      kind === 'Node' ? `nodes/${name}` : `${CRD_KINDS[kind as CrdKind].plural}/${name}`;
+    try {
+      const decoded =
+        kind === 'Node'
+          ? { key: { kind: 'Node' as const, name }, value: decodeNode(object) }
+          : decodeCrd(kind as CrdKind, object);
+      if (!decoded) return undefined;
+      const uid = metaString(object, 'uid');
+      return {
+        key: decoded.key,
+        value: decoded.value,
+        revision: metaString(object, 'resourceVersion') ?? '',
+        ...(uid !== undefined && { uid }),
+      };
+    } catch (e) {
+      if (e instanceof BadSpec || isIpamError(e, 'CorruptValue')) corrupt(where, e);
+      throw e;
+    }
+  }
+
+  function mustKv<K extends Kind>(kind: K, body: unknown, object: string): KVPair<K> {
+    if (!isObject(body)) corrupt(object, new Error('the answer is not an object'));
+    const kv = toKv(kind, body);
+    if (!kv) corrupt(object, new Error('the answer is not the object written'));
+    return kv as KVPair<K>;
+  }
+
+  const pathOf = (key: DatastoreKey): string =>
+    key.kind === 'Node'
+      ? `${NODES}/${encodeURIComponent(key.name)}`
+      : crdPath(key.kind as CrdKind, objectName(key));
+  const pathAt = (key: DatastoreKey, name: string): string =>
+    key.kind === 'Node'
+      ? `${NODES}/${encodeURIComponent(name)}`
+      : crdPath(key.kind as CrdKind, name);
+  /** The names a key's object may have: Calico's, and for affinities netledger's alternate. */
+  const namesOf = (key: DatastoreKey): [string, string?] =>
+    key.kind === 'BlockAffinity'
+      ? [objectName(key), alternateAffinityName(key.host, key.affinityType, key.cidr)]
+      : [objectName(key)];
+
+  /** Whether the object at `name` is `key`'s (`absent` when there is none). */
+  async function holder(key: DatastoreKey, name: string): Promise<'same' | 'other' | 'absent'> {
+    const res = await call({ method: 'GET', path: pathAt(key, name) }, describeObject(key), key);
+    if (res.status === 404) return 'absent';
+    if (res.status !== 200 || !isObject(res.body)) fail(res, 'GET', describeObject(key), key);
+    const kv = toKv(key.kind, res.body);
+    return kv && sameKey(kv.key, key) ? 'same' : 'other';
+  }
+
+  /**
+   * Runs a write on the key's object under Calico's name, and for an affinity whose Calico name is
+   * missing (404) or held by the other type (409 and another key there) under the alternate name.
+   */
+  async function onName(
+    key: DatastoreKey,
+    run: (name: string) => Promise<KubeResponse>,
+  ): Promise<{ res: KubeResponse; name: string }> {
+    const [primary, alternate] = namesOf(key);
+    const res = await run(primary);
+    if (alternate === undefined || (res.status !== 404 && res.status !== 409)) {
+      return { res, name: primary };
+    }
+    if (res.status === 409 && (await holder(key, primary)) !== 'other')
+      return { res, name: primary };
+    return { res: await run(alternate), name: alternate };
+  }
+
+  const collectionOf = (kind: Kind): string => (kind === 'Node' ? NODES : crdPath(kind as CrdKind));
+
+  async function getRawNamed(key: DatastoreKey): Promise<{ raw: JsonObject; name: string }> {
+    const object = describeObject(key);
+    const [primary, alternate] = namesOf(key);
+    const res = await call({ method: 'GET', path: pathAt(key, primary) }, object, key);
+    if (res.status === 200 && isObject(res.body)) {
+      const kv = alternate === undefined ? undefined : toKv(key.kind, res.body);
+      if (alternate === undefined || (kv && sameKey(kv.key, key)))
+        return { raw: res.body, name: primary };
+    } else if (res.status !== 404 || alternate === undefined) fail(res, 'GET', object, key);
+    const alt = await call({ method: 'GET', path: pathAt(key, alternate) }, object, key);
+    if (alt.status !== 200 || !isObject(alt.body)) fail(alt, 'GET', object, key);
+    return { raw: alt.body, name: alternate };
+  }
+
+  const getRaw = async (key: DatastoreKey): Promise<JsonObject> => (await getRawNamed(key)).raw;
+
+  /** The hard delete of a soft-deleted object; gone already or replaced is fine. */
+  async function hardDelete(
+    key: DatastoreKey,
+    uid: string | undefined,
+    name: string,
+  ): Promise<void> {
+    const object = describeObject(key);
+    const res = await call(
+      {
+        method: 'DELETE',
+        path: pathAt(key, name),
+        body: {
+          apiVersion: 'v1',
+          kind: 'DeleteOptions',
+          ...(uid !== undefined && { preconditions: { uid } }),
+        },
+      },
+      object,
+      key,
+    );
+    if (res.status !== 200 && res.status !== 202 && res.status !== 404 && res.status !== 409) {
+      fail(res, 'DELETE', object, key);
+    }
+  }
+
+  async function listRaw(
+    kind: Kind,
+    q: { labelSelector?: string; resourceVersion?: string; limit?: number },
+  ): Promise<RawList> {
+    const object = kind === 'Node' ? 'nodes' : CRD_KINDS[kind as CrdKind].plural;
+    const items: JsonObject[] = [];
+    let revision = '';
+    let cont: string | undefined;
+    do {
+      const res = await call(
+        {
+          method: 'GET',
+          path: collectionOf(kind),
+          query: {
+            // A label-selected list (a host's affinities) is small and sent unpaginated: the API
+            // server answers a consistent list from its watch cache only without a limit (with
+            // etcd >= 3.5.13 / 3.4.31); a paginated one always reads the whole range from etcd.
+            limit:
+              q.labelSelector !== undefined && q.limit === undefined
+                ? undefined
+                : String(q.limit ?? PAGE),
+            labelSelector: q.labelSelector,
+            continue: cont,
+            ...(cont === undefined &&
+              q.resourceVersion !== undefined && {
+                resourceVersion: q.resourceVersion,
+                resourceVersionMatch: 'Exact',
+              }),
+          },
+        },
+        object,
+      );
+      if (res.status !== 200 || !isObject(res.body)) fail(res, 'LIST', object);
+      const body = res.body;
+      for (const item of Array.isArray(body.items) ? body.items : []) {
+        if (isObject(item)) items.push(item);
+      }
+      const m = meta(body);
+      if (revision === '' && typeof m.resourceVersion === 'string') revision = m.resourceVersion;
+      cont =
+        q.limit === undefined && typeof m.continue === 'string' && m.continue
+          ? m.continue
+          : undefined;
+    } while (cont !== undefined);
+    return { items, revision };
+  }
+
+  return {
+    server,
+    call,
+    fail,
+    toKv,
+    mustKv,
+    pathOf,
+    pathAt,
+    onName,
+    collectionOf,
+    getRawNamed,
+    getRaw,
+    hardDelete,
+    listRaw,
+  };
+}

@@ -1,0 +1,73 @@
+// Writes of Calico's Node data on Kubernetes: only Calico's annotations change, through the
+// status subresource as Calico does, with the revision read as the precondition.
+import type { DatastoreKey, KVPair, Kind } from '@netledger/ipam-core';
+import { IpamError, describeKey } from '@netledger/ipam-core';
+import { describeObject } from './crd-kinds.js';
+import type { KubeObjects } from './kube-objects.js';
+import { isObject, meta, metaString } from './kube-objects.js';
+import { nodeAnnotations } from './node-codec.js';
+import { REWRITTEN } from './resource-crd-codec.js';
+
+const MERGE_PATCH = 'application/merge-patch+json';
+
+/**
+ * Updates a Node's Calico data if the Node is still at `kv.revision` (else `UpdateConflict`);
+ * Kubernetes labels and every other field of the Node are left as they are.
+ */
+export async function updateNode<K extends Kind>(
+  objects: KubeObjects,
+  kv: KVPair<K>,
+): Promise<KVPair<K>> {
+  const { server, call, getRaw, pathOf, mustKv } = objects;
+  const fail: KubeObjects['fail'] = objects.fail;
+  const key = kv.key as DatastoreKey<'Node'>;
+  const object = describeObject(key);
+  // Labels the Kubernetes Node has are inherited, not Calico's: they are not copied into
+  // Calico's label annotation (KDD's restoreCalicoLabels), so the current labels are needed.
+  const current = await getRaw(key);
+  if (metaString(current, 'resourceVersion') !== kv.revision) {
+    throw new IpamError(
+      'UpdateConflict',
+      `kube-apiserver at ${server}: ${object} changed since revision ${kv.revision}`,
+      { identifier: describeKey(key) },
+    );
+  }
+  const k8sLabels = (isObject(meta(current).labels) ? meta(current).labels : {}) as Record<
+    string,
+    string
+  >;
+  const res = await call(
+    {
+      method: 'PATCH',
+      // Calico writes its annotations through the status subresource (nodes/status).
+      path: `${pathOf(key)}/status`,
+      contentType: MERGE_PATCH,
+      body: {
+        metadata: {
+          resourceVersion: kv.revision,
+          annotations: { ...nodeAnnotations(kv.value as never, k8sLabels), [REWRITTEN]: null },
+        },
+      },
+    },
+    object,
+    key,
+  );
+  if (res.status !== 200) fail(res, 'PATCH', object, key);
+  const written = mustKv(key.kind as K, res.body, object);
+  if (written.revision !== kv.revision) return written;
+  // Nothing changed, so nothing was stored: mark it so that the update is still a write.
+  const again = await call(
+    {
+      method: 'PATCH',
+      path: `${pathOf(key)}/status`,
+      contentType: MERGE_PATCH,
+      body: {
+        metadata: { resourceVersion: kv.revision, annotations: { [REWRITTEN]: kv.revision } },
+      },
+    },
+    object,
+    key,
+  );
+  if (again.status !== 200) fail(again, 'PATCH', object, key);
+  return mustKv(key.kind as K, again.body, object);
+}
