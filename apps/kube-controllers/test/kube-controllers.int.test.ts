@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CoreV1Api, KubeConfig, CoordinationV1Api } from '@kubernetes/client-node';
 import { createEtcdDatastore } from '@netledger/datastore-etcd';
+import { createDatastoreOpener } from '@netledger/datastore-config';
 import { createIpamClient } from '@netledger/ipam-core';
 import type { AllocationBlock, Datastore, IpamClient } from '@netledger/ipam-core';
 import { createTempDir, startEtcd, startKubeApiserver } from '@netledger/testkit';
@@ -300,6 +301,41 @@ spec:
     });
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
+  });
+
+  it('runs on the Kubernetes store as its own ServiceAccount (deploy/rbac.yaml is enough)', async () => {
+    expect(
+      (await api.kubectl(['apply', '-f', join(root, 'packages/datastore-k8s/crds')])).status,
+    ).toBe(0);
+    const admin = await createDatastoreOpener({
+      user: () => ({ uid: undefined, home: dir.path }),
+      etcd: { transport: 'http', loadGrpc: () => Promise.reject(new Error('no gRPC')) },
+    }).open({ type: 'kubernetes', kubeconfig: api.kubeconfigPath });
+    try {
+      const ipam = createIpamClient({ datastore: admin });
+      await ipam.pools.create({
+        metadata: { name: 'k8s-pool' },
+        spec: { cidr: '10.90.0.0/24', blockSize: 29 },
+      });
+      await core.createNode({ body: { metadata: { name: 'kds-node' } } });
+      const { v4 } = await ipam.autoAssign({
+        num4: 1,
+        hostname: 'kds-node',
+        handleId: 'k8s-pod-network.kds-gone',
+        attrs: { namespace: 'default', pod: 'kds-gone', node: 'kds-node' },
+        intendedUse: 'Workload',
+      });
+      const ip = v4.ips[0]!.split('/')[0]!;
+      const r = replica('kds', { DATASTORE_TYPE: 'kubernetes' }, ['--leak-grace-period', '1s']);
+      const released = await r.waitFor((l) => l.msg === 'released leaked address', 'a release');
+      expect(released).toMatchObject({ ip, handle: 'k8s-pod-network.kds-gone', node: 'kds-node' });
+      await expect(ipam.getAssignmentAttributes(ip)).rejects.toMatchObject({
+        code: 'DoesNotExist',
+      });
+      expect(r.lines.filter((l) => l.level === 'warn' || l.level === 'error')).toEqual([]);
+    } finally {
+      await admin.close();
+    }
   });
 
   it('runs two replicas that never release concurrently: the leader is killed mid-pass, the other finishes', async () => {
