@@ -170,17 +170,7 @@ const dir = mkdtempSync(join(tmpdir(), 'kc-bench-'));
 const etcd = await startEtcd();
 const api = await startApiserver(dir);
 try {
-  execFileSync(
-    process.execPath,
-    [
-      '../../scripts/bundle-app.mjs',
-      'src/main.ts',
-      'netledger-kube-controllers',
-      '--external',
-      'etcd3',
-    ],
-    { cwd: appDir, stdio: 'inherit' },
-  );
+  execFileSync(process.execPath, ['build.mjs'], { cwd: appDir, stdio: 'inherit' });
   const env = { DATASTORE_TYPE: 'etcdv3', ETCD_ENDPOINTS: etcd.endpoints.join(',') };
   const argv = [
     '--kubeconfig',
@@ -220,6 +210,11 @@ try {
     throw new Error('metrics do not show the allocations');
   const loadedRssKb = rssKb(r.child.pid!);
   const heap = Number(/^nodejs_heap_size_used_bytes (\S+)$/m.exec(metrics)?.[1] ?? NaN);
+  const gauge = (name: string): number =>
+    Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(metrics)?.[1] ?? NaN);
+  console.log(
+    `heap total ${mib(gauge('nodejs_heap_size_total_bytes')).toFixed(1)} MiB, external ${mib(gauge('nodejs_external_memory_bytes')).toFixed(1)} MiB`,
+  );
   r.kill('SIGTERM');
   await r.exited;
   const results = [

@@ -14,7 +14,8 @@ const code = await runKubeControllers({
   stderr: (t) => void process.stderr.write(t),
   stopSignal,
   version: '0.1.0',
-  // A long-lived process: etcd over its HTTP gateway by default, gRPC when a config asks for it.
+  // etcd through its HTTP gateway: the environment cannot ask for gRPC (etcd_transport is a CNI
+  // netconf key), and the gRPC client is not built in (build.mjs).
   opener: {
     user: () => ({
       uid: process.getuid?.(),
@@ -23,7 +24,10 @@ const code = await runKubeControllers({
     }),
     etcd: {
       transport: 'http',
-      loadGrpc: async () => (await import('@netledger/datastore-config/etcd-grpc')).loadEtcdGrpc(),
+      loadGrpc: () =>
+        Promise.reject(
+          new Error('the gRPC transport to etcd is not built into netledger-kube-controllers'),
+        ),
     },
   },
 });

@@ -6,7 +6,8 @@ export class DurationSyntaxError extends Error {
 const UNIT_MS: Readonly<Record<string, number>> = {
   ns: 1e-6,
   us: 1e-3,
-  µs: 1e-3,
+  '\u00b5s': 1e-3, // micro sign, as Go writes it
+  '\u03bcs': 1e-3, // Greek mu, which Go accepts too
   ms: 1,
   s: 1000,
   m: 60_000,
@@ -27,7 +28,7 @@ export function parseDuration(text: string): number {
     );
   }
   const body = s.startsWith('+') ? s.slice(1) : s;
-  const part = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|ms|s|m|h)/y;
+  const part = /(\d+(?:\.\d*)?|\.\d+)(ns|us|\u00b5s|\u03bcs|ms|s|m|h)/y;
   let ms = 0;
   let at = 0;
   while (at < body.length) {
