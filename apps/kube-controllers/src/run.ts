@@ -28,6 +28,9 @@ import {
 } from '@netledger/kube-controllers';
 import type { Controller, ParsedArgs, RunConfig } from '@netledger/kube-controllers';
 
+/** How long a requested stop may take before the process exits anyway. */
+const STOP_TIMEOUT_MS = 15_000;
+
 /** Exit statuses. */
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
 
@@ -185,8 +188,22 @@ export async function runKubeControllers(deps: RunDeps): Promise<number> {
   }
   const signal = await deps.stopSignal;
   logger.log('info', 'stopping', { signal });
-  await manager.stop();
-  await mirrored.close();
+  // A stop that hangs (a request without an answer) must not keep the process: Kubernetes would
+  // SIGKILL it after its grace period anyway; the lease then simply expires.
+  let timer: NodeJS.Timeout | undefined;
+  const stopped = await Promise.race([
+    (async () => {
+      await manager.stop();
+      await mirrored.close();
+      return true;
+    })(),
+    new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), STOP_TIMEOUT_MS))),
+  ]);
+  clearTimeout(timer);
+  if (!stopped) {
+    logger.log('error', 'stop timed out; exiting anyway', { timeoutMs: STOP_TIMEOUT_MS });
+    return EXIT.failure;
+  }
   logger.log('info', 'stopped');
   return EXIT.ok;
 }

@@ -387,24 +387,39 @@ spec:
     await b.waitFor((l) => l.msg === 'became the leader', 'B leading');
     const releasedBy = (r: Replica) =>
       r.lines.filter((l) => l.msg === 'released leaked address').map((l) => String(l.ip));
-    // B finishes: every leaked address released, each exactly once over both replicas.
+    // B finishes: every leaked address free in the store (checked after each of B's passes).
+    // A may have released a whole batch and been killed before logging all of it: the store, not
+    // A's log, says what is free.
+    const allFree = async (): Promise<boolean> => {
+      for (const ip of leaked)
+        if (
+          await ipam.getAssignmentAttributes(ip).then(
+            () => true,
+            () => false,
+          )
+        )
+          return false;
+      return true;
+    };
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('B did not finish')), 60_000);
-      const check = () => {
-        if (releasedBy(a).length + releasedBy(b).length >= leaked.length) {
+      const timer = setTimeout(() => reject(new Error('B did not finish')), 40_000);
+      const onLine = (l: LogLine): void => {
+        if (l.msg !== 'GC pass done') return;
+        void allFree().then((done) => {
+          if (!done) return;
           clearTimeout(timer);
-          b.events.off('line', check);
+          b.events.off('line', onLine);
           resolve();
-        }
+        }, reject);
       };
-      b.events.on('line', check);
-      check();
+      b.events.on('line', onLine);
     });
+    // Nothing released twice: no address in both logs, nor twice in one.
     const all = [...releasedBy(a), ...releasedBy(b)];
     expect(new Set(all).size).toBe(all.length);
-    expect([...all].sort()).toEqual([...leaked].sort());
+    expect(all.every((ip) => leaked.includes(ip))).toBe(true);
     expect(releasedBy(a).length).toBeGreaterThan(0);
-    expect(releasedBy(a).length).toBeLessThan(leaked.length);
+    expect(releasedBy(b).length).toBeGreaterThan(0);
     // B released nothing before A was gone and B held the lease.
     const bLeading = Date.parse(String(b.lines.find((l) => l.msg === 'became the leader')!.ts));
     const bFirst = Date.parse(String(b.lines.find((l) => l.msg === 'released leaked address')!.ts));
@@ -428,7 +443,7 @@ spec:
     expect(lease.spec?.leaseTransitions).toBeGreaterThanOrEqual(1);
     // SIGTERM: B stops cleanly and gives the lease up.
     b.kill('SIGTERM');
-    expect(await b.exited).toBe(0);
+    expect(await b.exited).toBe(0); // bounded: a stop that hangs exits 1 after 15 s
     const after = await coordination.readNamespacedLease({
       name: 'netledger-kube-controllers',
       namespace: 'kube-system',

@@ -167,7 +167,11 @@ export function startLeaseElector(options: LeaseElectorOptions): LeaseElector {
     async stop() {
       stopped = true;
       clearTimeout(timer);
-      await current;
+      // An API request has no deadline of its own: wait for the one in flight, but not forever.
+      await Promise.race([
+        current,
+        new Promise((r) => setTimeout(r, retryPeriodMs + 5000).unref()),
+      ]);
       if (!leading) return;
       setLeading(false);
       try {

@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import type { Datastore, DatastoreKey, Kind, WatchStream } from '@netledger/ipam-core';
+import type { Datastore, DatastoreKey, Kind, WatchEvent, WatchStream } from '@netledger/ipam-core';
 import { isIpamError } from '@netledger/ipam-core';
 import type { StoreChange } from './apply-store-change.js';
 import type { Logger } from './logger.js';
@@ -47,6 +47,9 @@ export function startStoreReflector(options: StoreReflectorOptions): StoreReflec
   if (pendingKinds.size === 0) resolveSynced();
   const streams = new Set<WatchStream>();
 
+  const aborted = new Promise<void>((resolve) =>
+    signal.addEventListener('abort', () => resolve(), { once: true }),
+  );
   const sleep = (ms: number): Promise<void> =>
     new Promise((resolve) => {
       const onAbort = (): void => {
@@ -82,12 +85,21 @@ export function startStoreReflector(options: StoreReflectorOptions): StoreReflec
         const stream = options.datastore.watch({ kind }, { revision: list.revision, signal });
         streams.add(stream);
         try {
-          await stream.established;
+          // A stream closed before it is established may never say so: stop waiting on abort.
+          await Promise.race([stream.established, aborted]);
+          if (signal.aborted) return;
           options.onChanges(changes);
           if (pendingKinds.delete(kind) && pendingKinds.size === 0) resolveSynced();
           failures = 0;
-          for await (const ev of stream) {
-            if (signal.aborted) return;
+          const events = stream[Symbol.asyncIterator]();
+          const stop = aborted.then((): IteratorResult<WatchEvent> => ({
+            done: true,
+            value: undefined,
+          }));
+          for (;;) {
+            const next = await Promise.race([events.next(), stop]);
+            if (next.done || signal.aborted) break;
+            const ev = next.value;
             if (ev.type === 'deleted') {
               known.delete(keyId(ev.key));
               options.onChanges([{ type: 'delete', key: ev.key }]);
