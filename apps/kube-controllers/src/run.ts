@@ -8,7 +8,8 @@ import {
   resolveDatastoreConfig,
 } from '@netledger/datastore-config';
 import type { DatastoreConfig, DatastoreOpenerOptions } from '@netledger/datastore-config';
-import { createIpamClient, createMirroredDatastore } from '@netledger/ipam-core';
+import { createIpamClient } from '@netledger/ipam-core';
+import { createMirroredDatastore } from '@netledger/ipam-core/adapter';
 import type { Datastore } from '@netledger/ipam-core';
 import {
   KubeConfigError,
@@ -32,7 +33,7 @@ import type { Controller, ParsedArgs, RunConfig } from '@netledger/kube-controll
 const STOP_TIMEOUT_MS = 15_000;
 
 /** Exit statuses. */
-export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
+const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
 
 /** What the process gives the run. */
 export interface RunDeps {

@@ -1,21 +1,21 @@
 import { attributeBlockToPool, parseCidr } from '@netledger/accounting';
 import type { Cidr, IpAddress, LeakReason } from '@netledger/accounting';
+import { isTerminating } from '@netledger/ipam-core';
 import {
   blockAllocations,
   isBlockEmpty,
-  isTerminating,
   parseAffinity,
   sanitizeHandle,
-} from '@netledger/ipam-core';
+} from '@netledger/ipam-core/block';
 import type {
   AllocationBlock,
-  AllocationKind,
   DatastoreKey,
   IPPool,
   IPReservation,
   KVPair,
   Node,
 } from '@netledger/ipam-core';
+import type { AllocationKind } from '@netledger/ipam-core/block';
 import { kubernetesNodeOf } from './node-mapping.js';
 import type { KubernetesNodeRef } from './node-mapping.js';
 

@@ -1,5 +1,6 @@
 import { parseCidr } from '@netledger/accounting';
-import { computeUtilization, countToBigInt, numReservedIpsInCidr } from '@netledger/ipam-core';
+import { countToBigInt } from '@netledger/ipam-core';
+import { computeUtilization, numReservedIpsInCidr } from '@netledger/ipam-core/block';
 import type { GcState } from './gc-state.js';
 import { NO_POOL } from './gc-state.js';
 

@@ -35,7 +35,7 @@ const meta = (o: unknown): SlimMeta => {
 };
 
 /** Reduces a VirtualMachineInstance. */
-export function slimVmi(o: unknown): SlimVmi {
+function slimVmi(o: unknown): SlimVmi {
   const owners = obj(obj(o).metadata).ownerReferences;
   return {
     metadata: meta(o),
@@ -45,7 +45,7 @@ export function slimVmi(o: unknown): SlimVmi {
 }
 
 /** Reduces a VirtualMachine. */
-export const slimVm = (o: unknown): SlimVm => ({ metadata: meta(o) });
+const slimVm = (o: unknown): SlimVm => ({ metadata: meta(o) });
 
 /**
  * Calico's `isVMAllocationValid` lookups over the VM and VMI caches: the VM `namespace/name`

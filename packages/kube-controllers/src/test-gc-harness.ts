@@ -44,7 +44,7 @@ export function pod(args: {
 }
 
 /** A captured log line. */
-export interface LogLine {
+interface LogLine {
   readonly level: LogLevel;
   readonly msg: string;
   readonly fields: LogFields;

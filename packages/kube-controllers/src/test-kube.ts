@@ -32,7 +32,7 @@ export async function createPod(
   return created.metadata!.uid!;
 }
 
-export async function setPodIps(
+async function setPodIps(
   core: CoreV1Api,
   args: { namespace: string; name: string; ips: string[] },
 ): Promise<void> {
