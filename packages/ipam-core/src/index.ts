@@ -39,7 +39,7 @@ export type {
 export { createMemoryDatastore } from './datastore/memory-datastore.js';
 export type { MemoryDatastoreOptions } from './datastore/memory-datastore.js';
 export { validatePool } from './pools/pool-validation.js';
-export { enabledPools } from './pools/enabled-pools.js';
+export { enabledPools, isTerminating } from './pools/enabled-pools.js';
 export { filterPoolsByUse, selectsNode } from './pools/pool-qualification.js';
 export {
   DEFAULT_IPAM_CONFIG,

@@ -13,7 +13,7 @@ const isMarkedAllocatable = (pool: IPPool): boolean => conditionIs(pool, 'True')
 const isMarkedUnallocatable = (pool: IPPool): boolean => conditionIs(pool, 'False');
 
 /** Whether the pool is being deleted (it has a `deletionTimestamp`). */
-const isTerminating = (pool: IPPool): boolean => Boolean(pool.metadata.deletionTimestamp);
+export const isTerminating = (pool: IPPool): boolean => Boolean(pool.metadata.deletionTimestamp);
 
 const byName = (a: IPPool, b: IPPool): number =>
   a.metadata.name < b.metadata.name ? -1 : a.metadata.name > b.metadata.name ? 1 : 0;
