@@ -18,7 +18,7 @@ import { runInstall } from './install/run-install.js';
 import { ANSWERED_STATUS_OFFSET } from './install/launcher-script.js';
 import { launcherPidOf, watchLauncher } from './install/parent-watchdog.js';
 import { createPluginOpener } from './open-datastore.js';
-import { writeFd } from './write-fd.js';
+import { writeFd } from '@netledger/write-fd';
 
 const ABOUT = 'netledger-ipam: netledger CNI IPAM plugin (calico-ipam compatible)';
 
