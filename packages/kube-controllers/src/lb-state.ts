@@ -155,7 +155,9 @@ export class LbState {
     for (const [ip, a] of after) {
       const old = before?.get(ip);
       if (old && old.handle === a.handle) {
+        // The indexes hold one object per address: keep the known one unless its owner changed.
         if (old.service !== a.service || old.namespace !== a.namespace) this.index(a);
+        else after.set(ip, old);
         continue;
       }
       touched.add(a.handle);
