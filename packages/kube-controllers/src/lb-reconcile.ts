@@ -384,11 +384,14 @@ async function releaseHandle(
     named.set(`${a.namespace}/${a.service}`, { namespace: a.namespace, name: a.service });
   for (const c of input.candidates)
     named.set(serviceId(c), { namespace: c.metadata.namespace, name: c.metadata.name });
+  const live: SlimService[] = [];
   for (const { namespace, name } of named.values()) {
     if (namespace === '' || name === '') continue;
-    const live = await ports.readService(namespace, name);
-    if (live && ports.ownerHandleOf(live) === handle)
+    const svc = await ports.readService(namespace, name);
+    if (svc && ports.ownerHandleOf(svc) === handle)
       throw new LbRetryLater(`service ${namespace}/${name} still holds handle ${handle}`);
+    // Told why below, if netledger no longer manages it at all (not re-created, not re-keyed).
+    if (svc && ports.ownerHandleOf(svc) === undefined) live.push(svc);
   }
   for (const c of input.candidates) {
     const shown = ingressIps(c).filter((ip) => ips.includes(ip));
@@ -412,17 +415,14 @@ async function releaseHandle(
     reason: 'no Service holds them',
     services: [...named.keys()].join(','),
   });
-  for (const c of input.candidates) {
-    const shown = ingressIps(c).filter((ip) => ips.includes(ip));
-    if (shown.length === 0 && !ips.some((ip) => state.byIp.get(ip)?.service === c.metadata.name))
-      continue;
+  // The Services that still exist (no longer of type LoadBalancer, another class) hear why.
+  for (const svc of live)
     out.notices.push({
-      svc: c,
+      svc,
       event: {
         type: 'Normal',
         reason: 'AddressReleased',
         message: `released ${ips.join(', ')}: the Service no longer gets LoadBalancer addresses from netledger`,
       },
     });
-  }
 }

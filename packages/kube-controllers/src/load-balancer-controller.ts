@@ -112,12 +112,12 @@ export function createLoadBalancerController(
         running.delete(h);
         if (rerun.delete(h)) dirty.add(h);
         pump();
-        if (running.size === 0 && ![...dirty].some((d) => !backoff.isBackedOff(d, now())))
-          events.emit('idle');
       });
       inFlight.add(p);
     }
     scheduleRetry();
+    if (running.size === 0 && ![...dirty].some((d) => !backoff.isBackedOff(d, t)))
+      events.emit('idle');
   }
 
   function scheduleRetry(): void {
