@@ -236,6 +236,7 @@ export async function reconcileHandle(
       m.svc,
       want.map((ip) => ({ ip })),
     );
+    log.log('debug', 'set LoadBalancer status', { service: id, ingress: want.join(',') });
     if (want.length > 0) {
       const others = admitted.filter((o) => o !== m).map((o) => o.svc.metadata.name);
       notices.push({
