@@ -234,7 +234,10 @@ spec:
     expect((await api.kubectl(['apply', '-f', '-'], { input: kcc })).status).toBe(0);
     try {
       const r = replica('lb', env, []);
-      const start = await r.waitFor((l) => l.msg === 'starting netledger-kube-controllers', 'start');
+      const start = await r.waitFor(
+        (l) => l.msg === 'starting netledger-kube-controllers',
+        'start',
+      );
       expect(start).toMatchObject({ loadBalancer: 'on', loadBalancerFrom: 'resource' });
       for (const name of ['web', 'db'])
         await r.waitFor(
@@ -262,7 +265,9 @@ spec:
         'Loading all service load balancer IPs.\nFound 2 service load balancer(s).\n',
       );
       expect(configured).not.toContain('No configuration for LoadBalancer kubecontroller found');
-      expect(configured).toContain('Found 0 IPs that are allocated in IPAM but not actually in use.');
+      expect(configured).toContain(
+        'Found 0 IPs that are allocated in IPAM but not actually in use.',
+      );
       expect(configured).toContain('Check complete; found 0 problems.');
       // Without the controller's configuration calicoctl skips Services: their addresses have no user.
       expect(
@@ -278,7 +283,9 @@ spec:
       expect(unconfigured).toContain(
         'No configuration for LoadBalancer kubecontroller found, skipping service check',
       );
-      expect(unconfigured).toContain('Found 2 IPs that are allocated in IPAM but not actually in use.');
+      expect(unconfigured).toContain(
+        'Found 2 IPs that are allocated in IPAM but not actually in use.',
+      );
     } finally {
       await api.kubectl([
         'delete',
@@ -429,10 +436,15 @@ spec:
         code: 'DoesNotExist',
       });
       const set = await r.waitFor((l) => l.msg === 'set LoadBalancer status', 'the LB status');
-      expect(set).toMatchObject({ service: 'kds-lb/web', ingress: expect.stringMatching(/^10\.91\.0\./) });
+      expect(set).toMatchObject({
+        service: 'kds-lb/web',
+        ingress: expect.stringMatching(/^10\.91\.0\./),
+      });
       const svc = await core.readNamespacedService({ name: 'web', namespace: 'kds-lb' });
       expect(svc.status?.loadBalancer?.ingress?.map((e) => e.ip)).toEqual([set.ingress]);
-      expect((await ipam.getAssignmentAttributes(String(set.ingress))).activeOwnerAttrs).toMatchObject({
+      expect(
+        (await ipam.getAssignmentAttributes(String(set.ingress))).activeOwnerAttrs,
+      ).toMatchObject({
         service: 'web',
         namespace: 'kds-lb',
       });

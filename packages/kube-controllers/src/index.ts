@@ -69,14 +69,23 @@ export type {
 } from './lb-plan.js';
 export { familyOf, parseLoadBalancerRequest } from './lb-request.js';
 export type { IpFamily, LbPool, LoadBalancerRequest, ParsedRequest } from './lb-request.js';
-export { LOAD_BALANCER_HANDLE_PREFIX, loadBalancerHandle, sharedAddressHandle } from './lb-handle.js';
+export {
+  LOAD_BALANCER_HANDLE_PREFIX,
+  loadBalancerHandle,
+  sharedAddressHandle,
+} from './lb-handle.js';
 export {
   LOAD_BALANCER_CLASS,
   isManagedLoadBalancer,
   loadBalancerControllerOf,
 } from './lb-service-rules.js';
 export type { AssignIpsMode } from './lb-service-rules.js';
-export { SERVICE_ANNOTATIONS, SHARING_KEY_PATTERN, serviceId, slimService } from './slim-service.js';
+export {
+  SERVICE_ANNOTATIONS,
+  SHARING_KEY_PATTERN,
+  serviceId,
+  slimService,
+} from './slim-service.js';
 export type { IngressEntry, ServicePort, SlimService } from './slim-service.js';
 export { computeLbPoolMetrics, createLbMetrics } from './lb-metrics.js';
 export type { LbMetrics, LbPoolMetrics, LbServiceState } from './lb-metrics.js';

@@ -37,7 +37,9 @@ export function computeLbPoolMetrics(state: LbState): LbPoolMetrics[] {
   }
   const figures = computePoolFigures({
     pools: pools.map((p) => p.pool),
-    blocks: pools.flatMap((p) => (blocksOf.get(p.name) ?? []).map((b) => state.blocks.get(b.cidr)!)),
+    blocks: pools.flatMap((p) =>
+      (blocksOf.get(p.name) ?? []).map((b) => state.blocks.get(b.cidr)!),
+    ),
     reservations: [...state.reservations.values()],
     blocksInPool: (name) => blocksOf.get(name)?.length ?? 0,
   });
@@ -73,7 +75,10 @@ export function createLbMetrics(registry: Registry): LbMetrics {
   const registers = [registry];
   const perPool = (name: string, help: string) =>
     new Gauge({ name, help, labelNames: ['ippool'] as const, registers });
-  const size = perPool('ipam_loadbalancer_ippool_size', 'Total number of addresses in the LoadBalancer IP pool.');
+  const size = perPool(
+    'ipam_loadbalancer_ippool_size',
+    'Total number of addresses in the LoadBalancer IP pool.',
+  );
   const reserved = perPool(
     'ipam_loadbalancer_ippool_reserved',
     'Addresses of the LoadBalancer IP pool that an IPReservation covers.',

@@ -156,7 +156,10 @@ export async function reconcileHandle(
   for (const r of refused) {
     const id = serviceId(r.svc);
     states.set(id, 'refused');
-    warnings.set(id, { svc: r.svc, event: { type: 'Warning', reason: r.reason, message: r.message } });
+    warnings.set(id, {
+      svc: r.svc,
+      event: { type: 'Warning', reason: r.reason, message: r.message },
+    });
   }
   const desire = desireOf(admitted);
   const preferred = admitted.flatMap((m) => ingressIps(m.svc));
@@ -409,7 +412,7 @@ async function releaseHandle(
     await ports.ipam.releaseIps(leftover.map((address) => ({ address, handle })));
   if (ips.length === 0) return;
   out.released.push(...ips);
-  for (const ip of ips) ports.metrics?.released('service-gone');
+  for (let i = 0; i < ips.length; i++) ports.metrics?.released('service-gone');
   ports.logger.log('info', 'released LoadBalancer addresses', {
     handle,
     ips: ips.join(','),

@@ -7,8 +7,7 @@ import { SERVICE_ANNOTATIONS, SHARING_KEY_PATTERN } from './slim-service.js';
 export type IpFamily = 'IPv4' | 'IPv6';
 
 /** The family of an address (canonical or not). */
-export const familyOf = (ip: string): IpFamily =>
-  parseIp(ip).version === 4 ? 'IPv4' : 'IPv6';
+export const familyOf = (ip: string): IpFamily => (parseIp(ip).version === 4 ? 'IPv4' : 'IPv6');
 
 /** An IP pool as the LoadBalancer controller sees it. */
 export interface LbPool {
@@ -143,8 +142,7 @@ export function parseLoadBalancerRequest(
         const inside = pools.some(
           (p) => resolved.includes(p.name) && cidrContainsIp(p.cidr, parseIp(ip)),
         );
-        if (!inside)
-          throw new RequestError(`${ip} is in none of the pools ${annotation} names`);
+        if (!inside) throw new RequestError(`${ip} is in none of the pools ${annotation} names`);
       }
     }
     const key = a[SERVICE_ANNOTATIONS.sharingKey] || undefined;

@@ -131,7 +131,9 @@ describe('isManagedLoadBalancer', () => {
   });
 
   it('refuses a bad assignIPs, naming the field', () => {
-    expect(() => loadBalancerControllerOf({ controllers: { loadBalancer: { assignIPs: 'Some' } } })).toThrow(
+    expect(() =>
+      loadBalancerControllerOf({ controllers: { loadBalancer: { assignIPs: 'Some' } } }),
+    ).toThrow(
       'spec.controllers.loadBalancer.assignIPs must be AllServices or RequestedServicesOnly, got "Some"',
     );
   });
@@ -168,17 +170,28 @@ describe('parseLoadBalancerRequest', () => {
     ],
     [
       'the annotation wins over spec.loadBalancerIP',
-      { name: 's', loadBalancerIp: '10.0.0.6', annotations: { [a.loadBalancerIps]: '["10.0.0.7"]' } },
+      {
+        name: 's',
+        loadBalancerIp: '10.0.0.6',
+        annotations: { [a.loadBalancerIps]: '["10.0.0.7"]' },
+      },
       { specific: { IPv4: '10.0.0.7' } },
     ],
     [
       'pools by name or CIDR, resolved to names',
-      { name: 's', annotations: { [a.ipv4Pools]: '["lb4", "10.0.1.0/24"]', [a.ipv6Pools]: '["fd00::/120"]' } },
+      {
+        name: 's',
+        annotations: { [a.ipv4Pools]: '["lb4", "10.0.1.0/24"]', [a.ipv6Pools]: '["fd00::/120"]' },
+      },
       { pools: { IPv4: ['lb4', 'lb4b'], IPv6: ['lb6'] } },
     ],
     [
       'a sharing key and the ports',
-      { name: 's', annotations: { [a.sharingKey]: 'web.front' }, ports: ['TCP/80', 'UDP/80', 'TCP/80'] },
+      {
+        name: 's',
+        annotations: { [a.sharingKey]: 'web.front' },
+        ports: ['TCP/80', 'UDP/80', 'TCP/80'],
+      },
       { sharingKey: 'web.front', ports: ['TCP/80', 'UDP/80'] },
     ],
   ])('%s', (_what, spec, want) => {
@@ -187,15 +200,54 @@ describe('parseLoadBalancerRequest', () => {
   });
 
   it.each<[string, Record<string, string>, string]>([
-    ['not JSON', { [SERVICE_ANNOTATIONS.loadBalancerIps]: '10.0.0.1' }, 'projectcalico.org/loadBalancerIPs: not JSON: "10.0.0.1"'],
-    ['not a list of strings', { [SERVICE_ANNOTATIONS.ipv4Pools]: '[1]' }, 'projectcalico.org/ipv4pools: must be a JSON list of strings, got [1]'],
-    ['not an address', { [SERVICE_ANNOTATIONS.loadBalancerIps]: '["x"]' }, 'projectcalico.org/loadBalancerIPs: "x" is not an IP address'],
-    ['two IPv4', { [SERVICE_ANNOTATIONS.loadBalancerIps]: '["10.0.0.1","10.0.0.2"]' }, 'projectcalico.org/loadBalancerIPs: at most one IPv4 address, got 10.0.0.1 and 10.0.0.2'],
-    ['an unknown pool', { [SERVICE_ANNOTATIONS.ipv4Pools]: '["nope"]' }, 'projectcalico.org/ipv4pools: no IP pool named "nope"'],
-    ['a pool of the other family', { [SERVICE_ANNOTATIONS.ipv4Pools]: '["lb6"]' }, 'projectcalico.org/ipv4pools: IP pool lb6 (fd00::/120) is not IPv4'],
-    ['a workload pool', { [SERVICE_ANNOTATIONS.ipv4Pools]: '["work"]' }, 'projectcalico.org/ipv4pools: IP pool work does not allow use LoadBalancer (allowedUses)'],
-    ['an address outside the named pools', { [SERVICE_ANNOTATIONS.ipv4Pools]: '["lb4"]', [SERVICE_ANNOTATIONS.loadBalancerIps]: '["10.0.1.1"]' }, '10.0.1.1 is in none of the pools projectcalico.org/ipv4pools names'],
-    ['a bad sharing key', { [SERVICE_ANNOTATIONS.sharingKey]: '-x' }, 'netledger.io/sharing-key: "-x" is not a valid key'],
+    [
+      'not JSON',
+      { [SERVICE_ANNOTATIONS.loadBalancerIps]: '10.0.0.1' },
+      'projectcalico.org/loadBalancerIPs: not JSON: "10.0.0.1"',
+    ],
+    [
+      'not a list of strings',
+      { [SERVICE_ANNOTATIONS.ipv4Pools]: '[1]' },
+      'projectcalico.org/ipv4pools: must be a JSON list of strings, got [1]',
+    ],
+    [
+      'not an address',
+      { [SERVICE_ANNOTATIONS.loadBalancerIps]: '["x"]' },
+      'projectcalico.org/loadBalancerIPs: "x" is not an IP address',
+    ],
+    [
+      'two IPv4',
+      { [SERVICE_ANNOTATIONS.loadBalancerIps]: '["10.0.0.1","10.0.0.2"]' },
+      'projectcalico.org/loadBalancerIPs: at most one IPv4 address, got 10.0.0.1 and 10.0.0.2',
+    ],
+    [
+      'an unknown pool',
+      { [SERVICE_ANNOTATIONS.ipv4Pools]: '["nope"]' },
+      'projectcalico.org/ipv4pools: no IP pool named "nope"',
+    ],
+    [
+      'a pool of the other family',
+      { [SERVICE_ANNOTATIONS.ipv4Pools]: '["lb6"]' },
+      'projectcalico.org/ipv4pools: IP pool lb6 (fd00::/120) is not IPv4',
+    ],
+    [
+      'a workload pool',
+      { [SERVICE_ANNOTATIONS.ipv4Pools]: '["work"]' },
+      'projectcalico.org/ipv4pools: IP pool work does not allow use LoadBalancer (allowedUses)',
+    ],
+    [
+      'an address outside the named pools',
+      {
+        [SERVICE_ANNOTATIONS.ipv4Pools]: '["lb4"]',
+        [SERVICE_ANNOTATIONS.loadBalancerIps]: '["10.0.1.1"]',
+      },
+      '10.0.1.1 is in none of the pools projectcalico.org/ipv4pools names',
+    ],
+    [
+      'a bad sharing key',
+      { [SERVICE_ANNOTATIONS.sharingKey]: '-x' },
+      'netledger.io/sharing-key: "-x" is not a valid key',
+    ],
   ])('refuses %s', (_what, annotations, message) => {
     const r = parseLoadBalancerRequest(service({ name: 's', annotations }), POOLS);
     expect(r.ok).toBe(false);
@@ -222,7 +274,8 @@ describe('admitMembers', () => {
       {
         svc: c.svc,
         reason: 'PortClash',
-        message: 'not sharing the address of sharing key "k": ports TCP/53, TCP/80 already used by service b, a',
+        message:
+          'not sharing the address of sharing key "k": ports TCP/53, TCP/80 already used by service b, a',
       },
     ]);
   });
@@ -237,14 +290,34 @@ describe('admitMembers', () => {
 
   it('refuses a specific address or pool list the group does not use', () => {
     const a = member({ name: 'a', annotations: key, ports: ['TCP/1'] });
-    const b = member({ name: 'b', annotations: { ...key, [SERVICE_ANNOTATIONS.loadBalancerIps]: '["10.0.0.9"]' }, ports: ['TCP/2'] });
-    const c = member({ name: 'c', annotations: { ...key, [SERVICE_ANNOTATIONS.ipv4Pools]: '["lb4b"]' }, ports: ['TCP/3'] });
-    const d = member({ name: 'd', annotations: { ...key, [SERVICE_ANNOTATIONS.ipv4Pools]: '["lb4"]' }, ports: ['TCP/4'] });
+    const b = member({
+      name: 'b',
+      annotations: { ...key, [SERVICE_ANNOTATIONS.loadBalancerIps]: '["10.0.0.9"]' },
+      ports: ['TCP/2'],
+    });
+    const c = member({
+      name: 'c',
+      annotations: { ...key, [SERVICE_ANNOTATIONS.ipv4Pools]: '["lb4b"]' },
+      ports: ['TCP/3'],
+    });
+    const d = member({
+      name: 'd',
+      annotations: { ...key, [SERVICE_ANNOTATIONS.ipv4Pools]: '["lb4"]' },
+      ports: ['TCP/4'],
+    });
     const r = admitMembers([a, b, c, d], ['10.0.0.1']);
     expect(r.admitted.map((m) => m.svc.metadata.name)).toEqual(['a', 'c']);
     expect(r.refused.map((x) => [x.svc.metadata.name, x.reason, x.message])).toEqual([
-      ['b', 'SharingConflict', 'asks for 10.0.0.9, but the services of sharing key "k" use 10.0.0.1'],
-      ['d', 'SharingConflict', 'asks for IPv4 pools lb4, but the services of sharing key "k" use lb4b'],
+      [
+        'b',
+        'SharingConflict',
+        'asks for 10.0.0.9, but the services of sharing key "k" use 10.0.0.1',
+      ],
+      [
+        'd',
+        'SharingConflict',
+        'asks for IPv4 pools lb4, but the services of sharing key "k" use lb4b',
+      ],
     ]);
   });
 });
@@ -252,8 +325,18 @@ describe('admitMembers', () => {
 describe('planAddresses', () => {
   const desire = (spec: ServiceSpec) => desireOf([member(spec)]);
   it.each<[string, ServiceSpec, string[], object]>([
-    ['nothing held: assign the family', { name: 's' }, [], { keep: {}, release: [], assign: [{ family: 'IPv4' }] }],
-    ['held: keep', { name: 's' }, ['10.0.0.1'], { keep: { IPv4: '10.0.0.1' }, release: [], assign: [] }],
+    [
+      'nothing held: assign the family',
+      { name: 's' },
+      [],
+      { keep: {}, release: [], assign: [{ family: 'IPv4' }] },
+    ],
+    [
+      'held: keep',
+      { name: 's' },
+      ['10.0.0.1'],
+      { keep: { IPv4: '10.0.0.1' }, release: [], assign: [] },
+    ],
     [
       'two of one family: keep the lowest, release the other',
       { name: 's' },
@@ -270,15 +353,26 @@ describe('planAddresses', () => {
       'another specific address',
       { name: 's', loadBalancerIp: '10.0.0.2' },
       ['10.0.0.1'],
-      { release: [{ ip: '10.0.0.1', why: 'not-the-requested-address' }], assign: [{ family: 'IPv4', ip: '10.0.0.2' }] },
+      {
+        release: [{ ip: '10.0.0.1', why: 'not-the-requested-address' }],
+        assign: [{ family: 'IPv4', ip: '10.0.0.2' }],
+      },
     ],
     [
       'outside the requested pools',
       { name: 's', annotations: { [SERVICE_ANNOTATIONS.ipv4Pools]: '["lb4b"]' } },
       ['10.0.0.1'],
-      { release: [{ ip: '10.0.0.1', why: 'outside-requested-pools' }], assign: [{ family: 'IPv4', pools: ['lb4b'] }] },
+      {
+        release: [{ ip: '10.0.0.1', why: 'outside-requested-pools' }],
+        assign: [{ family: 'IPv4', pools: ['lb4b'] }],
+      },
     ],
-    ['in no pool any more', { name: 's' }, ['10.5.0.1'], { release: [{ ip: '10.5.0.1', why: 'pool-gone' }] }],
+    [
+      'in no pool any more',
+      { name: 's' },
+      ['10.5.0.1'],
+      { release: [{ ip: '10.5.0.1', why: 'pool-gone' }] },
+    ],
     [
       'in a Manual pool nobody names',
       { name: 's' },
@@ -314,7 +408,10 @@ describe('ServiceIndex', () => {
     const shared = sharedAddressHandle({ namespace: 'default', sharingKey: 'k' });
     expect(index.update('default/web', s)).toEqual(new Set([own]));
     expect(index.ownerOf('default/web')).toBe(own);
-    const keyed = { ...s, metadata: { ...s.metadata, annotations: { [SERVICE_ANNOTATIONS.sharingKey]: 'k' } } };
+    const keyed = {
+      ...s,
+      metadata: { ...s.metadata, annotations: { [SERVICE_ANNOTATIONS.sharingKey]: 'k' } },
+    };
     expect(ownerHandleOf(keyed, 'AllServices')).toBe(shared);
     expect(candidateHandlesOf(keyed)).toEqual([own, shared]);
     expect(index.update('default/web', keyed)).toEqual(new Set([own, shared]));

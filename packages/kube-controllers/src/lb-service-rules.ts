@@ -20,8 +20,7 @@ export function isManagedLoadBalancer(svc: SlimService, mode: AssignIpsMode): bo
   if (mode === 'AllServices' || svc.loadBalancerClass === LOAD_BALANCER_CLASS) return true;
   const a = svc.metadata.annotations;
   return (
-    svc.loadBalancerIp !== '' ||
-    Object.values(SERVICE_ANNOTATIONS).some((k) => (a[k] ?? '') !== '')
+    svc.loadBalancerIp !== '' || Object.values(SERVICE_ANNOTATIONS).some((k) => (a[k] ?? '') !== '')
   );
 }
 

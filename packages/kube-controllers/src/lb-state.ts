@@ -170,7 +170,7 @@ export class LbState {
 
   private index(a: LbAllocation): void {
     let ips = this.byHandle.get(a.handle);
-    if (!ips) this.byHandle.set(a.handle, (ips = new Map()));
+    if (!ips) this.byHandle.set(a.handle, (ips = new Map<string, LbAllocation>()));
     ips.set(a.ip, a);
     this.byIp.set(a.ip, a);
   }

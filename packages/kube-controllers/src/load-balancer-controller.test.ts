@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createIpamClient, createMemoryDatastore } from '@netledger/ipam-core';
-import type { Datastore, IpamClient, KVPair } from '@netledger/ipam-core';
+import type { Datastore, IpamClient } from '@netledger/ipam-core';
 import { Registry } from 'prom-client';
 import { blockAllocations } from '@netledger/ipam-core/block';
 import { loadBalancerHandle, sharedAddressHandle } from './lb-handle.js';
@@ -47,7 +47,9 @@ async function setup(pools: { name: string; cidr: string; manual?: boolean }[]):
   rig = createLbRig({ datastore: ds, ipam, logger });
 }
 
-async function start(overrides: Partial<LoadBalancerSettings> = {}): Promise<LoadBalancerController> {
+async function start(
+  overrides: Partial<LoadBalancerSettings> = {},
+): Promise<LoadBalancerController> {
   const c = createLoadBalancerController({
     settings: loadBalancerSettings({ backoffBaseMs: 20, backoffMaxMs: 200, ...overrides }),
     kubeWriter: rig.writer,
@@ -68,7 +70,7 @@ const add = (spec: ServiceSpec) => {
 /** Every LoadBalancer allocation in the store: ip -> handle. */
 async function allocations(): Promise<Map<string, string>> {
   const out = new Map<string, string>();
-  for (const kv of (await ds.list({ kind: 'IPAMBlock' })).items as KVPair<'IPAMBlock'>[])
+  for (const kv of (await ds.list({ kind: 'IPAMBlock' })).items)
     for (const a of blockAllocations(kv.value))
       if (!a.coolingDown && a.handle !== undefined) out.set(a.ip, a.handle);
   return out;
@@ -77,7 +79,11 @@ async function allocations(): Promise<Map<string, string>> {
 const assignedLines = () => lines.filter((l) => l.msg === 'assigned LoadBalancer address');
 
 /** Resolves once `ok()` holds, checked now and after each reconcile (no timer polling). */
-function until(c: LoadBalancerController, ok: () => boolean | Promise<boolean>, what: string): Promise<void> {
+function until(
+  c: LoadBalancerController,
+  ok: () => boolean | Promise<boolean>,
+  what: string,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       c.events.off('reconciled', check);
@@ -113,10 +119,16 @@ describe('createLoadBalancerController', () => {
       namespace: 'default',
       type: 'LoadBalancer',
     });
-    expect(attrs.activeOwnerAttrs?.timestamp).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)? \+0000 UTC$/);
+    expect(attrs.activeOwnerAttrs?.timestamp).toMatch(
+      /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)? \+0000 UTC$/,
+    );
     expect(await ipam.ipsByHandle(attrs.handleId!)).toEqual(ips);
     expect(rig.events).toContainEqual(
-      expect.objectContaining({ service: 'default/web', type: 'Normal', reason: 'AddressAssigned' }),
+      expect.objectContaining({
+        service: 'default/web',
+        type: 'Normal',
+        reason: 'AddressAssigned',
+      }),
     );
     // The API's status update comes back through the informer: nothing more is written.
     const writes = rig.statusWrites();
@@ -175,10 +187,20 @@ describe('createLoadBalancerController', () => {
   it('releases the second IPv4 address a single-stack Service was given (calico#12503), keeping the one it shows', async () => {
     await setup([{ name: 'lb4', cidr: '10.30.0.0/24' }]);
     const svc = service({ name: 'twice' });
-    const handle = loadBalancerHandle({ name: 'twice', namespace: 'default', uid: svc.metadata.uid });
+    const handle = loadBalancerHandle({
+      name: 'twice',
+      namespace: 'default',
+      uid: svc.metadata.uid,
+    });
     const attrs = { service: 'twice', namespace: 'default', type: 'LoadBalancer' };
     for (const ip of ['10.30.0.1', '10.30.0.9'])
-      await ipam.assignIp({ ip, hostname: 'load-balancer', handleId: handle, attrs, intendedUse: 'LoadBalancer' });
+      await ipam.assignIp({
+        ip,
+        hostname: 'load-balancer',
+        handleId: handle,
+        attrs,
+        intendedUse: 'LoadBalancer',
+      });
     rig.services.set({ ...svc, ingress: [{ ip: '10.30.0.9' }] });
     const c = await start();
     await c.idle();
@@ -257,7 +279,8 @@ describe('createLoadBalancerController', () => {
       service: 'default/other-web',
       type: 'Warning',
       reason: 'PortClash',
-      message: 'not sharing the address of sharing key "front": port TCP/443 already used by service http',
+      message:
+        'not sharing the address of sharing key "front": port TCP/443 already used by service http',
     });
     // The same refusal is not repeated on every update.
     rig.services.set({ ...rig.services.get('other-web', 'default')! });
@@ -319,7 +342,11 @@ describe('createLoadBalancerController', () => {
     rig.readService = realRead;
     await until(
       c,
-      () => ipam.getAssignmentAttributes(ip).then(() => false, () => true),
+      () =>
+        ipam.getAssignmentAttributes(ip).then(
+          () => false,
+          () => true,
+        ),
       'the release after the retry',
     );
   });

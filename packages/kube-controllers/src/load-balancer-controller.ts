@@ -96,8 +96,7 @@ export function createLoadBalancerController(
     }
     pump();
   };
-  const markAll = (): void =>
-    markDirty(new Set([...index.handles(), ...state.byHandle.keys()]));
+  const markAll = (): void => markDirty(new Set([...index.handles(), ...state.byHandle.keys()]));
 
   function pump(): void {
     if (!ready() || !ctx) return;
@@ -317,7 +316,10 @@ export function createLoadBalancerController(
       const t = now();
       for (const [h, since] of running)
         if (t - since > settings.stuckAfterMs)
-          return { ok: false, detail: `reconciling handle ${h} for over ${settings.stuckAfterMs} ms` };
+          return {
+            ok: false,
+            detail: `reconciling handle ${h} for over ${settings.stuckAfterMs} ms`,
+          };
       return lastError ? { ok: true, detail: `last reconcile failed: ${lastError}` } : { ok: true };
     },
     beforeScrape() {

@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { V1Service } from '@kubernetes/client-node';
 import { createIpamClient } from '@netledger/ipam-core';
 import { createMirroredDatastore } from '@netledger/ipam-core/adapter';
-import type { Datastore, IpamClient, KVPair } from '@netledger/ipam-core';
+import type { Datastore, IpamClient } from '@netledger/ipam-core';
 import { blockAllocations } from '@netledger/ipam-core/block';
 import { startKubeApiserver } from '@netledger/testkit';
 import type { KubeApiserverFixture } from '@netledger/testkit';
@@ -59,7 +59,7 @@ describe.each(STORES)('LoadBalancer controller with the store on $name', (target
     await mirror?.close();
     mirror = createMirroredDatastore(
       new Proxy(store.datastore, {
-        get: (t, k) => (k === 'close' ? async () => undefined : Reflect.get(t, k)),
+        get: (t, k): unknown => (k === 'close' ? async () => undefined : Reflect.get(t, k)),
       }),
     );
     const manager = await startControllerManager({
@@ -106,8 +106,7 @@ describe.each(STORES)('LoadBalancer controller with the store on $name', (target
         if (e) reject(e);
         else resolve();
       };
-      const check = (): void =>
-        void Promise.resolve(ok()).then((yes) => yes && finish(), finish);
+      const check = (): void => void Promise.resolve(ok()).then((yes) => yes && finish(), finish);
       for (const ev of ['reconciled', 'idle', 'active']) lb.events.on(ev, check);
       check();
     });
@@ -132,7 +131,7 @@ describe.each(STORES)('LoadBalancer controller with the store on $name', (target
   /** Every non-cooling allocation in the store: ip -> handle. */
   const allocations = async (): Promise<Map<string, string>> => {
     const out = new Map<string, string>();
-    for (const kv of (await store.datastore.list({ kind: 'IPAMBlock' })).items as KVPair<'IPAMBlock'>[])
+    for (const kv of (await store.datastore.list({ kind: 'IPAMBlock' })).items)
       for (const a of blockAllocations(kv.value))
         if (!a.coolingDown && a.handle !== undefined) out.set(a.ip, a.handle);
     return out;
@@ -175,10 +174,11 @@ describe.each(STORES)('LoadBalancer controller with the store on $name', (target
     // The test API server is IPv4-only: PreferDualStack resolves to ipFamilies [IPv4].
     const prefer = await createService('prefer', { ipFamilyPolicy: 'PreferDualStack' });
     expect(prefer.spec?.ipFamilies).toEqual(['IPv4']);
-    let lb = await startController();
+    const lb = await startController();
     await until(
       lb,
-      async () => (await ingressOf('single')).length === 1 && (await ingressOf('prefer')).length === 1,
+      async () =>
+        (await ingressOf('single')).length === 1 && (await ingressOf('prefer')).length === 1,
       'both addressed',
     );
     await lb.idle(); // Events are recorded after the status is written
@@ -190,7 +190,11 @@ describe.each(STORES)('LoadBalancer controller with the store on $name', (target
       loadBalancerHandle({ name: 'single', namespace: ns, uid: svc.metadata!.uid! }),
     );
     const attrs = await ipam.getAssignmentAttributes(single[0]!);
-    expect(attrs.activeOwnerAttrs).toMatchObject({ service: 'single', namespace: ns, type: 'LoadBalancer' });
+    expect(attrs.activeOwnerAttrs).toMatchObject({
+      service: 'single',
+      namespace: ns,
+      type: 'LoadBalancer',
+    });
     expect(await eventsOf('single')).toContainEqual({
       type: 'Normal',
       reason: 'AddressAssigned',
@@ -198,7 +202,7 @@ describe.each(STORES)('LoadBalancer controller with the store on $name', (target
     });
     await stopController();
     lines = [];
-    lb = await startController();
+    await startController();
     expect(assignedLines()).toEqual([]);
     expect(await allocations()).toEqual(before);
     expect(await ingressOf('single')).toEqual(single);
@@ -208,7 +212,7 @@ describe.each(STORES)('LoadBalancer controller with the store on $name', (target
     const names = Array.from({ length: 200 }, (_, i) => `svc-${i}`);
     for (let i = 0; i < names.length; i += 20)
       await Promise.all(names.slice(i, i + 20).map((n) => createService(n)));
-    let lb = await startController();
+    const lb = await startController();
     const list = async () =>
       (await kube.core.listNamespacedService({ namespace: ns })).items.filter(
         (s) => (s.status?.loadBalancer?.ingress ?? []).length === 1,
@@ -220,7 +224,7 @@ describe.each(STORES)('LoadBalancer controller with the store on $name', (target
     expect(assignedLines()).toHaveLength(200);
     await stopController();
     lines = [];
-    lb = await startController();
+    await startController();
     expect(assignedLines()).toEqual([]);
     expect(lines.filter((l) => l.msg.startsWith('released'))).toEqual([]);
     expect(await allocations()).toEqual(first);
@@ -228,7 +232,11 @@ describe.each(STORES)('LoadBalancer controller with the store on $name', (target
 
   it('assigns specific addresses, shares one under a sharing key, and refuses a port clash with an Event', async () => {
     const lb = await startController();
-    await createService('pinned', {}, { [SERVICE_ANNOTATIONS.loadBalancerIps]: '["10.96.128.10"]' });
+    await createService(
+      'pinned',
+      {},
+      { [SERVICE_ANNOTATIONS.loadBalancerIps]: '["10.96.128.10"]' },
+    );
     await createService('legacy', { loadBalancerIP: '10.96.128.11' });
     const key = { [SERVICE_ANNOTATIONS.sharingKey]: 'front' };
     await createService('http', { ports: [{ port: 80, protocol: 'TCP' }] }, key);
@@ -258,7 +266,8 @@ describe.each(STORES)('LoadBalancer controller with the store on $name', (target
       {
         type: 'Warning',
         reason: 'PortClash',
-        message: 'not sharing the address of sharing key "front": port TCP/80 already used by service http',
+        message:
+          'not sharing the address of sharing key "front": port TCP/80 already used by service http',
       },
     ]);
     expect((await allocations()).size).toBe(3);
@@ -270,7 +279,8 @@ describe.each(STORES)('LoadBalancer controller with the store on $name', (target
     await createService('changed');
     await until(
       lb,
-      async () => (await ingressOf('gone')).length === 1 && (await ingressOf('changed')).length === 1,
+      async () =>
+        (await ingressOf('gone')).length === 1 && (await ingressOf('changed')).length === 1,
       'both addressed',
     );
     expect((await allocations()).size).toBe(2);

@@ -55,7 +55,10 @@ describe('resolveRunConfig', () => {
   });
 
   it('runs the LoadBalancer controller in auto mode unless told otherwise (Calico: a resource without controllers.loadBalancer turns it off)', () => {
-    expect(resolve([])).toMatchObject({ loadBalancer: 'auto', loadBalancerAssignIps: 'AllServices' });
+    expect(resolve([])).toMatchObject({
+      loadBalancer: 'auto',
+      loadBalancerAssignIps: 'AllServices',
+    });
     expect(resolve([], {}, { controllers: { node: {} } })).toMatchObject({ loadBalancer: 'off' });
     expect(
       resolve([], {}, { controllers: { loadBalancer: { assignIPs: 'RequestedServicesOnly' } } }),
@@ -65,9 +68,13 @@ describe('resolveRunConfig', () => {
       gcEnabled: false,
     });
     expect(
-      resolve(['--load-balancer', 'on'], { NETLEDGER_LOAD_BALANCER_ASSIGN_IPS: 'RequestedServicesOnly' }, {
-        controllers: { node: {} },
-      }),
+      resolve(
+        ['--load-balancer', 'on'],
+        { NETLEDGER_LOAD_BALANCER_ASSIGN_IPS: 'RequestedServicesOnly' },
+        {
+          controllers: { node: {} },
+        },
+      ),
     ).toMatchObject({
       loadBalancer: 'on',
       loadBalancerAssignIps: 'RequestedServicesOnly',
@@ -77,7 +84,12 @@ describe('resolveRunConfig', () => {
   });
 
   it.each([
-    [['--load-balancer', 'maybe'], {}, undefined, '--load-balancer: must be auto, on or off, got "maybe"'],
+    [
+      ['--load-balancer', 'maybe'],
+      {},
+      undefined,
+      '--load-balancer: must be auto, on or off, got "maybe"',
+    ],
     [
       [],
       { NETLEDGER_LOAD_BALANCER_ASSIGN_IPS: 'Some' },

@@ -85,10 +85,10 @@ export function slimService(service: unknown): SlimService {
         }))
       : [],
     ingress: Array.isArray(obj(obj(s.status).loadBalancer).ingress)
-      ? (obj(obj(s.status).loadBalancer).ingress as unknown[]).map((e) => {
+      ? (obj(obj(s.status).loadBalancer).ingress as unknown[]).map((e): IngressEntry => {
           const entry: Record<string, unknown> = {};
           for (const [k, v] of Object.entries(obj(e))) if (v !== undefined) entry[k] = v;
-          return entry as IngressEntry;
+          return entry;
         })
       : [],
   };

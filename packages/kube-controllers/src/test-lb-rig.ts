@@ -27,7 +27,7 @@ export interface ServiceSpec {
 }
 
 /** A recorded Event. */
-export interface RecordedEvent extends ServiceEvent {
+interface RecordedEvent extends ServiceEvent {
   readonly service: string;
 }
 
@@ -96,7 +96,10 @@ export function createLbRig(args: {
       writes++;
       services.set({
         ...now,
-        metadata: { ...now.metadata, resourceVersion: String(Number(now.metadata.resourceVersion) + 1) },
+        metadata: {
+          ...now.metadata,
+          resourceVersion: String(Number(now.metadata.resourceVersion) + 1),
+        },
         ingress: ingress.map((e) => ({ ...e, ipMode: 'VIP' })),
       });
     },

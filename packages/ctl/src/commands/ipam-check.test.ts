@@ -251,7 +251,7 @@ describe('ipam check: LoadBalancer Services', () => {
     return datastore;
   }
 
-  it('counts the managed Services\' ingress addresses as in use once the controller is configured', async () => {
+  it("counts the managed Services' ingress addresses as in use once the controller is configured", async () => {
     const datastore = await seed();
     const kcc = { spec: { controllers: { loadBalancer: { assignIPs: 'AllServices' } } } };
     const r = await checkIpam(datastore, {
@@ -283,14 +283,19 @@ describe('ipam check: LoadBalancer Services', () => {
       ]),
     });
     expect(r.text).toContain('Found 1 service load balancer(s).\n');
-    expect(r.text).toContain('  10.99.0.2 leaked; attrs Main:lb-db Extra:namespace=default,service=db,type=LoadBalancer\n');
+    expect(r.text).toContain(
+      '  10.99.0.2 leaked; attrs Main:lb-db Extra:namespace=default,service=db,type=LoadBalancer\n',
+    );
     expect(r.problems).toBe(1);
   });
 
   it.each([
     ['no Kubernetes API', undefined],
     ['no KubeControllersConfiguration', kubernetes(undefined, [])],
-    ['one without controllers.loadBalancer', kubernetes({ spec: { controllers: { node: {} } } }, [])],
+    [
+      'one without controllers.loadBalancer',
+      kubernetes({ spec: { controllers: { node: {} } } }, []),
+    ],
   ])('skips the service check with %s, as calicoctl', async (_what, kube) => {
     const datastore = await seed();
     const r = await checkIpam(datastore, { ...options, ...(kube && { kubernetes: kube }) });

@@ -139,7 +139,10 @@ async function loadBalancerConfig(
   try {
     return loadBalancerControllerOf(kcc.spec);
   } catch (e) {
-    throw new CtlError('InvalidInput', `KubeControllersConfiguration default: ${(e as Error).message}`);
+    throw new CtlError(
+      'InvalidInput',
+      `KubeControllersConfiguration default: ${(e as Error).message}`,
+    );
   }
 }
 
