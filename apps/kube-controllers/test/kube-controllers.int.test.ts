@@ -31,6 +31,24 @@ const ctlOpener = createDatastoreOpener({
   etcd: { transport: 'http', loadGrpc: () => Promise.reject(new Error('no gRPC')) },
 });
 
+/** `netledgerctl ipam check --show-all-ips` in-process (the CLI's own wiring), with this environment. */
+async function runCheck(env: Record<string, string>): Promise<string> {
+  let out = '';
+  const code = await runCtl({
+    argv: ['ipam', 'check', '--show-all-ips'],
+    env,
+    stdout: (t) => void (out += t),
+    stderr: (t) => void (out += t),
+    readFile: (p) => readFile(p, 'utf8'),
+    writeFile: (p, t) => writeFile(p, t),
+    readStdin: async () => '',
+    stderrIsTty: false,
+    openDatastore: (config, o) => ctlOpener.open(config, o),
+  });
+  expect(code, out).toBe(0);
+  return out;
+}
+
 let api: KubeApiserverFixture;
 let dir: { path: string; remove: () => Promise<void> };
 let appKubeconfig: string;
@@ -244,26 +262,10 @@ spec:
           (l) => l.msg === 'set LoadBalancer status' && l.service === `${ns}/${name}`,
           `${name}'s status`,
         );
-      const check = async () => {
-        let stdout = '';
-        const code = await runCtl({
-          argv: ['ipam', 'check'],
-          env: { ...env, KUBECONFIG: api.kubeconfigPath },
-          stdout: (t) => void (stdout += t),
-          stderr: (t) => void (stdout += t),
-          readFile: (p) => readFile(p, 'utf8'),
-          writeFile: (p, t) => writeFile(p, t),
-          readStdin: async () => '',
-          stderrIsTty: false,
-          openDatastore: (config, o) => ctlOpener.open(config, o),
-        });
-        expect(code).toBe(0);
-        return stdout;
-      };
+      const check = () => runCheck({ ...env, KUBECONFIG: api.kubeconfigPath });
       const configured = await check();
-      expect(configured).toContain(
-        'Loading all service load balancer IPs.\nFound 2 service load balancer(s).\n',
-      );
+      expect(configured).toContain('Found 2 service load balancer(s).\n');
+      expect(configured.match(/ belongs to (web|db)\n/g)).toHaveLength(2);
       expect(configured).not.toContain('No configuration for LoadBalancer kubecontroller found');
       expect(configured).toContain(
         'Found 0 IPs that are allocated in IPAM but not actually in use.',
@@ -448,8 +450,28 @@ spec:
         service: 'web',
         namespace: 'kds-lb',
       });
+      // netledgerctl on the Kubernetes store reads the Services over the store's own connection.
+      const kcc = `apiVersion: crd.projectcalico.org/v1
+kind: KubeControllersConfiguration
+metadata: { name: default }
+spec: { controllers: { loadBalancer: {} } }
+`;
+      expect((await api.kubectl(['apply', '-f', '-'], { input: kcc })).status).toBe(0);
+      const checked = await runCheck({
+        DATASTORE_TYPE: 'kubernetes',
+        KUBECONFIG: api.kubeconfigPath,
+      });
+      expect(checked).toContain('Found 1 service load balancer(s).\n');
+      expect(checked).toContain(`  ${String(set.ingress)} belongs to web\n`);
+      expect(checked).toContain('Found 0 IPs that are allocated in IPAM but not actually in use.');
       expect(r.lines.filter((l) => l.level === 'warn' || l.level === 'error')).toEqual([]);
     } finally {
+      await api.kubectl([
+        'delete',
+        '--ignore-not-found',
+        'kubecontrollersconfigurations.crd.projectcalico.org',
+        'default',
+      ]);
       await core.deleteCollectionNamespacedService({ namespace: 'kds-lb' }).catch(() => undefined);
       await admin.close();
     }
