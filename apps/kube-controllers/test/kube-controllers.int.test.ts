@@ -132,6 +132,12 @@ function replica(name: string, env: Record<string, string>, argv: string[]): Rep
   return r;
 }
 
+/** The addresses a Service's status shows. */
+const ingressOf = async (namespace: string, name: string): Promise<string[]> =>
+  ((await core.readNamespacedService({ name, namespace })).status?.loadBalancer?.ingress ?? []).map(
+    (e) => e.ip ?? '',
+  );
+
 const address = async (r: Replica): Promise<string> =>
   String((await r.waitFor((l) => l.msg === 'serving metrics and health', 'listening')).address);
 
@@ -295,6 +301,89 @@ spec:
         'kubecontrollersconfigurations.crd.projectcalico.org',
         'default',
       ]);
+      await core.deleteCollectionNamespacedService({ namespace: ns });
+    }
+  });
+
+  it('runs the LoadBalancer controller by default once a LoadBalancer pool exists, and serves its pool metrics', async () => {
+    const { ipam, env } = await freshStore();
+    const ns = 'lb-default';
+    await core.createNamespace({ body: { metadata: { name: ns } } });
+    try {
+      await core.createNamespacedService({
+        namespace: ns,
+        body: {
+          metadata: { name: 'early' },
+          spec: { type: 'LoadBalancer', ports: [{ port: 80 }] },
+        },
+      });
+      // No flag, no variable, no KubeControllersConfiguration: the default.
+      const r = replica('lb-default', env, []);
+      expect(
+        await r.waitFor((l) => l.msg === 'starting netledger-kube-controllers', 'start'),
+      ).toMatchObject({ loadBalancer: 'auto', loadBalancerFrom: 'default' });
+      await r.waitFor(
+        (l) => l.msg === 'LoadBalancer controller idle: no IP pool allows LoadBalancer use',
+        'idle without a LoadBalancer pool',
+      );
+      const base = `http://${await address(r)}`;
+      expect((await fetch(`${base}/readyz`)).status).toBe(200);
+      expect(await ingressOf(ns, 'early')).toEqual([]);
+      await ipam.pools.create({ metadata: { name: 'pods' }, spec: { cidr: '10.93.0.0/24' } });
+      await ipam.pools.create({
+        metadata: { name: 'lb-late' },
+        spec: { cidr: '10.94.0.0/24', blockSize: 28, allowedUses: ['LoadBalancer'] },
+      });
+      await r.waitFor(
+        (l) => l.msg === 'LoadBalancer controller active: watching Services',
+        'active',
+      );
+      const set = await r.waitFor(
+        (l) => l.msg === 'set LoadBalancer status' && l.service === `${ns}/early`,
+        "early's status",
+      );
+      expect(set.ingress).toMatch(/^10\.94\.0\./);
+      expect(await ingressOf(ns, 'early')).toEqual([set.ingress]);
+      // The pool figures come from the controller's store view, which its watch may bring a
+      // moment after the status is written: scrape now and after each change of that view.
+      const want = {
+        'ipam_loadbalancer_ippool_size{ippool="lb-late"}': 256,
+        'ipam_loadbalancer_allocations_in_use{ippool="lb-late"}': 1,
+        'ipam_loadbalancer_blocks{ippool="lb-late"}': 1,
+        'ipam_loadbalancer_ippool_free_blocks{ippool="lb-late"}': 15,
+      };
+      const metrics = await new Promise<Map<string, number>>((resolve, reject) => {
+        let last = new Map<string, number>();
+        const fail = (e: unknown): void => {
+          clearTimeout(timer);
+          r.events.off('line', onLine);
+          reject(e instanceof Error ? e : new Error(String(e)));
+        };
+        const timer = setTimeout(
+          () => fail(`LoadBalancer metrics never matched: ${[...last].join('; ')}`),
+          60_000,
+        );
+        const check = (): void =>
+          void fetch(`${base}/metrics`)
+            .then((res) => res.text())
+            .then((text) => {
+              last = parseExposition(text);
+              if (!Object.entries(want).every(([k, v]) => last.get(k) === v)) return;
+              clearTimeout(timer);
+              r.events.off('line', onLine);
+              resolve(last);
+            }, fail);
+        const onLine = (l: LogLine): void => {
+          if (l.msg === 'LoadBalancer store view changed') check();
+        };
+        r.events.on('line', onLine);
+        check();
+      });
+      // The workload pool has no LoadBalancer series.
+      expect(
+        [...metrics.keys()].filter((k) => k.startsWith('ipam_loadbalancer_') && k.includes('pods')),
+      ).toEqual([]);
+    } finally {
       await core.deleteCollectionNamespacedService({ namespace: ns });
     }
   });

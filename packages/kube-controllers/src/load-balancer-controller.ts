@@ -290,6 +290,8 @@ export function createLoadBalancerController(
             pools ||= d.pools;
           }
           if (!storeSynced) return;
+          if (pools || touched.size > 0)
+            log?.log('debug', 'LoadBalancer store view changed', { handles: touched.size, pools });
           if (pools || (!wasReady && state.datastoreReady)) markAll();
           // An address changed hands: Services still waiting for one may get it now.
           else if (touched.size > 0) markDirty([...touched, ...waiting]);

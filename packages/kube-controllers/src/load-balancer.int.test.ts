@@ -298,4 +298,38 @@ describe.each(STORES)('LoadBalancer controller with the store on $name', (target
       expect.objectContaining({ type: 'Normal', reason: 'AddressReleased' }),
     );
   });
+
+  it('releases the address of a pool that disappears: from another pool if one is left, else none', async () => {
+    const lb = await startController();
+    await createService('moved');
+    await until(lb, async () => (await ingressOf('moved')).length === 1, 'addressed');
+    const [first] = await ingressOf('moved');
+    expect(first).toMatch(/^10\.96\.(12[89]|13[01])\./); // lb-v4, 10.96.128.0/22
+    await ipam.pools.create({
+      metadata: { name: 'lb-v4-next' },
+      spec: { cidr: '10.96.140.0/24', blockSize: 26, allowedUses: ['LoadBalancer'] },
+    });
+    // A new pool moves nothing (the address's own pool still exists): seen, reconciled, kept.
+    await until(lb, () => lb.state.pools.has('lb-v4-next'), 'the new pool seen');
+    await lb.idle();
+    expect(await ingressOf('moved')).toEqual([first]);
+    await ipam.pools.delete('lb-v4');
+    await until(
+      lb,
+      async () => /^10\.96\.140\./.test((await ingressOf('moved'))[0] ?? ''),
+      'an address from the pool left',
+    );
+    const [second] = await ingressOf('moved');
+    await until(lb, async () => (await allocations()).size === 1, 'the old address released');
+    expect([...(await allocations()).keys()]).toEqual([second]);
+    await lb.idle();
+    expect(await eventsOf('moved')).toContainEqual({
+      type: 'Normal',
+      reason: 'AddressReleased',
+      message: `released ${first}: it is in no LoadBalancer IP pool (the pool is gone)`,
+    });
+    await ipam.pools.delete('lb-v4-next');
+    await until(lb, async () => (await allocations()).size === 0, 'the last address released');
+    await until(lb, async () => (await ingressOf('moved')).length === 0, 'the status cleaned');
+  });
 });
