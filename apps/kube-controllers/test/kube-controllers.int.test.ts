@@ -327,7 +327,9 @@ spec:
         'idle without a LoadBalancer pool',
       );
       const base = `http://${await address(r)}`;
-      expect((await fetch(`${base}/readyz`)).status).toBe(200);
+      const ready = await fetch(`${base}/readyz`);
+      expect(ready.status).toBe(200);
+      expect(await ready.text()).toContain('ok load-balancer: idle: no LoadBalancer IP pool\n');
       expect(await ingressOf(ns, 'early')).toEqual([]);
       await ipam.pools.create({ metadata: { name: 'pods' }, spec: { cidr: '10.93.0.0/24' } });
       await ipam.pools.create({
