@@ -38,5 +38,6 @@ const code = await runCtl({
   readStdin,
   stderrIsTty: process.stderr.isTTY === true,
   openDatastore: (config, options) => opener.open(config, options),
+  kubernetesReaderOf: (datastore) => opener.kubernetesReaderOf(datastore),
 });
 process.exitCode = code;

@@ -44,6 +44,7 @@ async function runCheck(env: Record<string, string>): Promise<string> {
     readStdin: async () => '',
     stderrIsTty: false,
     openDatastore: (config, o) => ctlOpener.open(config, o),
+    kubernetesReaderOf: (datastore) => ctlOpener.kubernetesReaderOf(datastore),
   });
   expect(code, out).toBe(0);
   return out;

@@ -1,8 +1,9 @@
+import type { KubeObjectReader } from '@netledger/datastore-k8s';
 import type { Datastore } from '@netledger/ipam-core';
 import type { DatastoreConfig, DatastoreType } from './datastore-config.js';
 import { etcdOpener } from './open-etcd-datastore.js';
 import { fileOpener } from './open-file-datastore.js';
-import { k8sOpener } from './open-k8s-datastore.js';
+import { k8sObjectReaderOf, k8sOpener } from './open-k8s-datastore.js';
 import type { DatastoreOpenerOptions, OpenOptions, StoreOpener } from './store-opener.js';
 
 /** One opener per store type: a new type gets a row here and a module of its own. */
@@ -28,6 +29,12 @@ export interface DatastoreOpener {
    * before taking its host lock, so the gRPC client is not compiled while others wait).
    */
   readonly preload: (config: DatastoreConfig) => Promise<void>;
+  /**
+   * The reader of Kubernetes API objects sharing `datastore`'s connection when it is a Kubernetes
+   * store (undefined for any other), for what a command reads beside IPAM (Services, the
+   * KubeControllersConfiguration).
+   */
+  readonly kubernetesReaderOf: (datastore: Datastore) => Promise<KubeObjectReader | undefined>;
 }
 
 /**
@@ -42,5 +49,6 @@ export function createDatastoreOpener(options: DatastoreOpenerOptions): Datastor
     preload: async (config) => {
       await openerFor(config).load(config, options);
     },
+    kubernetesReaderOf: k8sObjectReaderOf,
   };
 }

@@ -1,3 +1,5 @@
+import type { KubeObjectReader } from '@netledger/datastore-k8s';
+import type { Datastore } from '@netledger/ipam-core';
 import { isIpamError } from '@netledger/ipam-core';
 import type { K8sDatastoreConfig } from './datastore-config.js';
 import { DatastoreConfigError } from './datastore-config-error.js';
@@ -24,3 +26,14 @@ export const k8sOpener: StoreOpener<K8sDatastoreConfig> = {
     }
   },
 };
+
+/**
+ * The Kubernetes API reader sharing `datastore`'s connection when it is a Kubernetes store;
+ * undefined for any other store (`@netledger/datastore-k8s` is imported on first use).
+ */
+export async function k8sObjectReaderOf(
+  datastore: Datastore,
+): Promise<KubeObjectReader | undefined> {
+  const { kubeObjectReaderOf } = await import('@netledger/datastore-k8s');
+  return kubeObjectReaderOf(datastore);
+}

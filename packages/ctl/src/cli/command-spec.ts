@@ -2,6 +2,7 @@ import type { ParseArgsConfig } from 'node:util';
 import type { DatastoreConfig } from '@netledger/datastore-config';
 import type { Clock, Datastore, IpamClient, Random } from '@netledger/ipam-core';
 import type { CtlEnv } from '../config/datastore-config.js';
+import type { KubeReader } from '../commands/ipam-check.js';
 
 /** What the CLI needs from its process: argv, environment, streams, files and a store opener. */
 export interface CtlIo {
@@ -23,6 +24,11 @@ export interface CtlIo {
     config: DatastoreConfig,
     options: { readonly mayCreate: boolean },
   ): Promise<Datastore>;
+  /**
+   * The Kubernetes API behind `datastore` when it is a Kubernetes store (the opener's
+   * `kubernetesReaderOf`), else undefined.
+   */
+  kubernetesReaderOf(datastore: Datastore): Promise<KubeReader | undefined>;
   readonly clock?: Clock;
   readonly random?: Random;
 }

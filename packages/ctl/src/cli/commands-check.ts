@@ -43,9 +43,7 @@ Lock the datastore first ('datastore migrate lock') if the report is to be used 
       const kubeconfig = str(f, 'kubeconfig') ?? (ctx.io.env.KUBECONFIG || undefined);
       // The Kubernetes API: the Kubernetes store's own connection, else one from the kubeconfig
       // (opened as a Kubernetes store for its object reader; nothing is sent until a read).
-      // Imported here: only this command loads the Kubernetes client.
-      const { kubeObjectReaderOf } = await import('@netledger/datastore-k8s');
-      let kubernetes = kubeObjectReaderOf(datastore);
+      let kubernetes = await ctx.io.kubernetesReaderOf(datastore);
       let kubeStore: Datastore | undefined;
       if (!kubernetes && kubeconfig !== undefined) {
         try {
@@ -56,7 +54,7 @@ Lock the datastore first ('datastore migrate lock') if the report is to be used 
         } catch (e) {
           throw toCtlError(e);
         }
-        kubernetes = kubeObjectReaderOf(kubeStore);
+        kubernetes = await ctx.io.kubernetesReaderOf(kubeStore);
       }
       let result;
       try {

@@ -43,6 +43,7 @@ export async function runCli(
     readStdin: async () => options.stdin ?? '',
     stderrIsTty: false,
     openDatastore: (config, o) => opener.open(config, o),
+    kubernetesReaderOf: (datastore) => opener.kubernetesReaderOf(datastore),
     clock: testClock(),
     ...options.io,
   });
