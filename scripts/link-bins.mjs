@@ -6,7 +6,8 @@
 // the snapshot when it can, with the V8 flags the app's package.json lists in "snapshotFlags" (a
 // blob only loads with the flags it was built with). An app whose snapshot serves some of its
 // verbs only lists them in "snapshotVerbs": the launcher uses the snapshot when the first argument
-// is one of them, and the bundle otherwise.
+// is one of them, and the bundle otherwise. An app whose executable installs itself lists the verb
+// in "selfInstall" ("install": `<bundle> install --bin-dir bin` writes its launcher and files).
 import {
   readdirSync,
   readFileSync,
@@ -96,6 +97,15 @@ for (const appDir of packageDirs) {
     const src = join(appDir, rel);
     if (!existsSync(src))
       throw new Error(`${app}: bin ${name} points at ${rel}, which the build did not produce`);
+    if (pkg.selfInstall) {
+      // The executable installs itself (netledger-ipam install): its launcher and files, here as
+      // anywhere else.
+      execFileSync(process.execPath, [src, pkg.selfInstall, '--bin-dir', binDir], {
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
+      linked++;
+      continue;
+    }
     // A two-line launcher rather than a copy, so native dependencies still resolve from the app's
     // node_modules; the bundle itself (dist/<name>.mjs) is the file to install elsewhere.
     const target = join(binDir, name);

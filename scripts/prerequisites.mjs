@@ -14,6 +14,12 @@ const SYSTEM_PACKAGES = [
   { pkg: 'containernetworking-plugins', proof: '/usr/lib/cni/bridge' },
   { pkg: 'e2fsprogs', proof: '/usr/bin/chattr', alt: '/bin/chattr' },
   { pkg: 'openssl', proof: '/usr/bin/openssl', alt: '/bin/openssl' },
+  // The podman end-to-end test of netledger-ipam (apps/cni-plugin/test/podman.int.test.ts):
+  // podman with its CNI backend and runc, and a static busybox for the containers' rootfs (the
+  // dynamically linked busybox package also installs /bin/busybox: its dpkg list is the proof).
+  { pkg: 'podman', proof: '/usr/bin/podman' },
+  { pkg: 'runc', proof: '/usr/sbin/runc' },
+  { pkg: 'busybox-static', proof: '/var/lib/dpkg/info/busybox-static.list' },
 ];
 
 /** Packages whose proof file is missing. */

@@ -14,6 +14,9 @@ import {
   runCniPlugin,
 } from '@netledger/cni';
 import type { IpamConf, Logger } from '@netledger/cni';
+import { runInstall } from './install/run-install.js';
+import { ANSWERED_STATUS_OFFSET } from './install/launcher-script.js';
+import { launcherPidOf, watchLauncher } from './install/parent-watchdog.js';
 import { createPluginOpener } from './open-datastore.js';
 import { writeFd } from './write-fd.js';
 
@@ -48,7 +51,14 @@ function readStdin(): string {
   }
 }
 
-async function main(): Promise<number> {
+async function main(selfDir: string | undefined): Promise<number> {
+  if (process.argv[2] === 'install') {
+    return runInstall(process.argv.slice(3), {
+      ...(selfDir !== undefined && { selfDir }),
+      print,
+      printErr,
+    });
+  }
   if (process.argv.includes('-v') || process.argv.includes('--version')) {
     print(`${ABOUT}\n`);
     return 0;
@@ -77,17 +87,26 @@ async function main(): Promise<number> {
 
 /**
  * Runs one plugin invocation from this process's argv, environment and stdin, then exits (0 or 1,
- * with the CNI error JSON on stdout for anything unexpected). Called by the plain entry
- * (`main.ts`) and by the start-up snapshot's main function (`snapshot-main.ts`).
+ * with the CNI error JSON on stdout for anything unexpected), or `netledger-ipam install ...`.
+ * Called by the plain entry (`main.ts`, with its module directory, which holds the files to install)
+ * and by the start-up snapshot's main function (`snapshot-main.ts`). Started by the installed
+ * launcher, a failure status is offset by 100 (the launcher's sign that the plugin answered) and
+ * the process exits when the launcher is killed.
  */
-export function runMain(): void {
-  main().then(
-    (code) => process.exit(code),
-    (e: unknown) => {
-      // runCniPlugin never throws; this is the last line of defence against a bare stack trace.
-      const msg = e instanceof Error ? e.message : String(e);
-      print(printJson(formatError(new CniError(CniErrorCode.Internal, msg))));
+export function runMain(opts: { selfDir?: string } = {}): void {
+  const launcher = launcherPidOf(process.env);
+  if (launcher !== undefined) {
+    watchLauncher(launcher, () => {
+      printErr(`netledger-ipam: its launcher (pid ${launcher}) is gone: stopping\n`);
       process.exit(1);
-    },
-  );
+    });
+  }
+  const exit = (code: number): never =>
+    process.exit(code === 0 || launcher === undefined ? code : ANSWERED_STATUS_OFFSET + code);
+  main(opts.selfDir).then(exit, (e: unknown) => {
+    // runCniPlugin never throws; this is the last line of defence against a bare stack trace.
+    const msg = e instanceof Error ? e.message : String(e);
+    print(printJson(formatError(new CniError(CniErrorCode.Internal, msg))));
+    exit(1);
+  });
 }

@@ -45,7 +45,7 @@ const netConf = (ipam: Record<string, unknown> = {}) => ({
   ipam: { type: 'netledger-ipam', nodename: NODE, assign_ipv6: 'false', ...ipam },
 });
 
-/** Every command on a memory datastore (no host lock). */
+/** Every command on a memory datastore (no host lock), and ADD and DEL in gateway mode. */
 async function warmUpCommands(): Promise<void> {
   const datastore = createMemoryDatastore();
   // Each command closes what it opened; the five share one store.
@@ -64,6 +64,10 @@ async function warmUpCommands(): Promise<void> {
   await run('GC', JSON.stringify({ ...conf, 'cni.dev/valid-attachments': [] }));
   await run('STATUS', JSON.stringify(conf));
   await run('VERSION', '');
+  // Gateway mode's path too (bridge, podman): the plan, the reservation, the widened result.
+  const gateway = netConf({ mode: 'gateway', ipv4_pools: [POOL.metadata.name] });
+  await run('ADD', JSON.stringify(gateway));
+  await run('DEL', JSON.stringify(gateway));
 }
 
 /**
@@ -96,8 +100,8 @@ async function warmUpFileStore(): Promise<void> {
 /**
  * Runs the plugin's commands in-process while the start-up snapshot is built, so V8 compiles
  * their paths and the snapshot carries the bytecode (an invocation then skips most lazy
- * compilation): every command on a memory store, and ADD and DEL on a throwaway file store with
- * the real host lock. Nothing random may be cached here: the stores draw UIDs with
+ * compilation): every command on a memory store (ADD and DEL in gateway mode too), and ADD and
+ * DEL on a throwaway file store with the real host lock. Nothing random may be cached here: the stores draw UIDs with
  * `randomUUID({ disableEntropyCache: true })`, since Node's entropy cache would be replayed by
  * every invocation. Throws if a command fails, so a broken warm-up fails the build instead of
  * shipping a cold snapshot.

@@ -1,5 +1,7 @@
-// End to end in throwaway namespaces: Debian's bridge plugin with "ipam": netledger-ipam, and the
-// same harness with Debian's host-local on an equal /24, side by side.
+// End to end in throwaway namespaces: Debian's bridge plugin, with its gateway on the bridge
+// (isGateway), and "ipam": netledger-ipam in gateway mode, and the same harness with Debian's
+// host-local on an equal /24, side by side. Neither may hand a container the bridge's gateway or
+// the subnet's network or broadcast address (which calico mode would: issue 14).
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createFileDatastore } from '@netledger/datastore-file';
@@ -17,6 +19,9 @@ const COOLDOWN_S = 20;
 interface Variant {
   readonly name: 'netledger-ipam' | 'host-local';
   readonly subnet: string;
+  /** The gateway bridge puts on itself, and the addresses no container may get. */
+  readonly gateway: string;
+  readonly reserved: readonly string[];
   ipam(tmp: string): Record<string, unknown>;
 }
 
@@ -24,8 +29,12 @@ const variants: Variant[] = [
   {
     name: 'netledger-ipam',
     subnet: '10.123.0.',
+    gateway: '10.123.0.1',
+    reserved: ['10.123.0.0', '10.123.0.1', '10.123.0.255'],
     ipam: (tmp) => ({
       type: 'netledger-ipam',
+      mode: 'gateway',
+      ipv4_pools: ['e2e'],
       nodename: 'e2e-node',
       datastore_path: join(tmp, 'store', 'datastore.json'),
       ipam_lock_file: join(tmp, 'lock', 'ipam.lock'),
@@ -35,6 +44,8 @@ const variants: Variant[] = [
   {
     name: 'host-local',
     subnet: '10.124.0.',
+    gateway: '10.124.0.1',
+    reserved: ['10.124.0.0', '10.124.0.1', '10.124.0.255'],
     ipam: (tmp) => ({
       type: 'host-local',
       subnet: '10.124.0.0/24',
@@ -90,6 +101,7 @@ describe.each(variants)('bridge with $name', (variant) => {
       name: `e2e-${variant.name}`,
       type: 'bridge',
       bridge: `nlbr${h.suffix}`,
+      isGateway: true,
       ipam: variant.ipam(tmp.path),
     };
     if (variant.name === 'netledger-ipam') {
@@ -129,10 +141,32 @@ describe.each(variants)('bridge with $name', (variant) => {
       expect(h.addresses(c.netns)).toEqual([c.address]);
     }
     expect(new Set(containers.map((c) => c.address)).size).toBe(CONTAINERS);
-    if (variant.name === 'netledger-ipam') {
-      for (const c of containers) expect(c.address).toMatch(/\/26$/);
+    for (const c of containers) {
+      // One L2 segment: the subnet's prefix and its gateway, not the block's /26.
+      expect(c.address).toMatch(/\/24$/);
+      expect((c.result!['ips'] as { gateway?: string }[])[0]!.gateway).toBe(variant.gateway);
     }
   }, 300_000);
+
+  it('no container holds the gateway, network or broadcast address; the bridge holds the gateway', () => {
+    const bridge = conf['bridge'] as string;
+    expect(h.hostAddresses(bridge)).toEqual([`${variant.gateway}/24`]);
+    for (const c of containers) {
+      expect(variant.reserved).not.toContain(c.address!.split('/')[0]);
+      // The gateway is the bridge's, reached over eth0: never a local address of the container.
+      expect(h.routeGet(c.netns, variant.gateway)).toMatch(
+        new RegExp(`^${variant.gateway.replace(/\./g, '\\.')} dev eth0 src `),
+      );
+    }
+  });
+
+  it('containers reach the gateway and each other', () => {
+    for (const [i, c] of containers.slice(0, 5).entries()) {
+      expect(h.ping(c.netns, variant.gateway)).toBe(true);
+      const other = containers[containers.length - 1 - i]!;
+      expect(h.ping(c.netns, other.address!.split('/')[0]!)).toBe(true);
+    }
+  }, 120_000);
 
   it('CHECK passes while attached', async () => {
     const runs = await pooled(containers, PARALLEL, (c) =>

@@ -98,3 +98,37 @@ describe('netledger-ipam on etcd', () => {
     expect((await client.getUtilization({ pools: ['v4'] }))[0]).toMatchObject({ inUse: 0 });
   }, 60_000);
 });
+
+// Permanent errors (the settings are wrong) are invalid network config (7); transient ones (etcd
+// unreachable) are "try again later" (11), which a runtime may retry.
+describe('netledger-ipam on etcd: error classes', () => {
+  it.each<[string, Record<string, unknown>, number, RegExp]>([
+    [
+      'a user for an etcd without authentication (gateway)',
+      { etcd_username: 'calico', etcd_password: 'secret' },
+      7,
+      /refused the request: etcdserver: authentication is not enabled$/,
+    ],
+    [
+      'a user for an etcd without authentication (gRPC)',
+      { etcd_username: 'calico', etcd_password: 'secret', etcd_transport: 'grpc' },
+      7,
+      /authentication is not enabled$/,
+    ],
+    [
+      'an unknown pool',
+      { ipv4_pools: ['nope'] },
+      7,
+      /^the given pool \(nope\) does not exist, or is not enabled$/,
+    ],
+    ['an unreachable etcd', { etcd_endpoints: 'http://127.0.0.1:9' }, 11, /unreachable/],
+  ])(
+    'ADD with %s: the right code, nothing assigned',
+    async (_, ipam, code, msg) => {
+      const r = execPlugin(cniEnv('ADD', 'err1'), conf({}, ipam));
+      expect(r).toMatchObject({ status: 1, json: { code, msg: expect.stringMatching(msg) } });
+      expect(await held('etcdnet.err1')).toEqual([]);
+    },
+    60_000,
+  );
+});

@@ -7,8 +7,11 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const BIN_DIR = join(ROOT, 'bin');
 export const PLUGIN = join(BIN_DIR, 'netledger-ipam');
-/** The start-up snapshot bin/netledger-ipam starts from (apps/cni-plugin/build.mjs). */
-export const SNAPSHOT_BLOB = join(ROOT, 'apps', 'cni-plugin', 'dist', 'netledger-ipam.blob');
+/**
+ * The start-up snapshot bin/netledger-ipam starts from: `pnpm build` installs the plugin into bin/
+ * (scripts/link-bins.mjs runs `netledger-ipam install --bin-dir bin`).
+ */
+export const SNAPSHOT_BLOB = join(BIN_DIR, 'netledger-ipam.d', 'netledger-ipam.blob');
 /** The V8 flags the blob was built with, which Node must be given to load it (package.json). */
 export const SNAPSHOT_FLAGS = (
   JSON.parse(readFileSync(join(ROOT, 'apps', 'cni-plugin', 'package.json'), 'utf8')) as {

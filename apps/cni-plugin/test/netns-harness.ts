@@ -12,7 +12,7 @@ const CNI_DIR = '/usr/lib/cni';
 /** Fails (never skips) when something the namespace tests need is missing. */
 export function requireNetnsPrerequisites(): void {
   requirePlugin();
-  requireNetnsTools({ ip: 'iproute2' });
+  requireNetnsTools({ ip: 'iproute2', ping: 'iputils-ping' });
   for (const p of ['bridge', 'host-local']) {
     if (!existsSync(join(CNI_DIR, p))) {
       throw new Error(`missing ${CNI_DIR}/${p}: apt-get install -y containernetworking-plugins`);
@@ -84,6 +84,25 @@ export function createNetnsHarness(tag: string) {
       return links.flatMap((l) =>
         l.addr_info.filter((a) => a.family === 'inet').map((a) => `${a.local}/${a.prefixlen}`),
       );
+    },
+    /** The IPv4 addresses (with prefix) on `dev` of the host namespace (the bridge). */
+    hostAddresses(dev: string): string[] {
+      return this.addresses(host, dev);
+    },
+    /** `ip route get <ip>` inside `netns`: how the container would reach it. */
+    routeGet(netns: string, ip: string): string {
+      return execFileSync('ip', ['-n', netns, 'route', 'get', ip], { encoding: 'utf8' }).trim();
+    },
+    /** Whether one ping from `netns` to `ip` is answered (within 2 s). */
+    ping(netns: string, ip: string): boolean {
+      try {
+        execFileSync('ip', ['netns', 'exec', netns, 'ping', '-c', '1', '-W', '2', ip], {
+          stdio: 'pipe',
+        });
+        return true;
+      } catch {
+        return false;
+      }
     },
     /** Sets a link's MAC address inside the host namespace. */
     setMac(dev: string, mac: string): void {

@@ -140,12 +140,15 @@ describe('netledger-ipam executable', () => {
     expect(await held('execnet.x2')).toEqual([]);
   });
 
-  it('a dual-stack ADD that cannot get IPv6 leaves nothing allocated', async () => {
+  it('a dual-stack ADD naming an IPv6 pool that does not exist is refused before assigning', async () => {
     const r = execPlugin(
       cniEnv('ADD', 'x4'),
       conf({}, { assign_ipv6: 'true', ipv6_pools: ['fd99::/120'] }),
     );
-    expect(r).toMatchObject({ status: 1, json: { code: 999 } });
+    expect(r).toMatchObject({
+      status: 1,
+      json: { code: 7, msg: 'the given pool (fd99::/120) does not exist, or is not enabled' },
+    });
     expect(await held('execnet.x4')).toEqual([]);
   });
 
@@ -166,12 +169,12 @@ describe('netledger-ipam executable', () => {
     execPlugin(cniEnv('DEL', 'g1'), conf());
   });
 
-  it('an unwritable datastore location is "try again later" (11) and STATUS says unavailable (50)', () => {
+  it('an unusable datastore location is an invalid network config (7), STATUS says unavailable (50)', () => {
     const blocker = join(dir.path, 'not-a-dir');
     writeFileSync(blocker, '');
     const bad = { datastore_path: join(blocker, 'ds.json') };
     expect(execPlugin(cniEnv('ADD', 'x5'), conf({}, bad)).json).toMatchObject({
-      code: 11,
+      code: 7,
       msg: expect.stringContaining('not-a-dir'),
     });
     expect(execPlugin(cniEnv('STATUS', ''), conf({}, bad)).json).toMatchObject({ code: 50 });

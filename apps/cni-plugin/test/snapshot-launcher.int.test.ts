@@ -45,10 +45,11 @@ const conf = (): string =>
     },
   });
 
-/** The launcher under `sh -x`: its trace (stderr) shows which `exec` it chose. */
+/** The launcher under `sh -x`: its trace (stderr) shows how it started Node. */
 function traceLauncher(env: Record<string, string>): { status: number | null; exec: string } {
   const r = spawnSync('/bin/sh', ['-x', PLUGIN], { env, input: '', encoding: 'utf8' });
-  return { status: r.status, exec: r.stderr.split('\n').find((l) => l.includes('exec ')) ?? '' };
+  const started = r.stderr.split('\n').filter((l) => l.startsWith(`+ ${process.execPath} `));
+  return { status: r.status, exec: started.join('\n') };
 }
 
 describe('bin/netledger-ipam and its start-up snapshot', () => {

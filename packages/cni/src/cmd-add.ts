@@ -3,6 +3,11 @@ import type { IpamAssignments } from '@netledger/ipam-core';
 import { CniError, CniErrorCode } from './cni-error.js';
 import type { IpamResult } from './cni-result.js';
 import type { CommandContext } from './command-context.js';
+import { ensureNode } from './ensure-node.js';
+import { ensureGatewayReservation, gatewayResult } from './gateway-mode.js';
+import { readHeldAllocation } from './held-allocation.js';
+import { repeatedAddResult } from './repeat-add.js';
+import { validateAdd } from './validate-add.js';
 import { allocationAttrs, handleIdFor } from './workload-identity.js';
 
 /** Releases what a failed ADD assigned, by address and handle; a failure here is only logged. */
@@ -31,23 +36,57 @@ const partialIps = (e: unknown): string[] => {
 };
 
 /**
- * ADD: with CNI_ARGS `IP=`, assigns that address (`intendedUse: Workload`) and returns it as /32 or
- * /128; otherwise auto-assigns one address per enabled family from the configured pools and
- * returns them with the block's mask. Everything goes under handle `<network>.<containerID>` with
- * the node, pod, namespace and timestamp attributes. When either family comes up short (or the
- * assignment throws with a partial result), whatever was assigned is released before the error
- * (`failed to request IPv4 addresses: ...`) is returned, so a failed ADD leaves nothing allocated.
+ * ADD for one attachment (container and interface), under its handle (`<network>.<containerID>`
+ * for eth0, `<network>.<containerID>.<ifname>` otherwise). An attachment that already holds
+ * addresses gets them back unchanged (a runtime retrying after a timeout). Otherwise the request
+ * is validated before anything is written (named pools, gateway mode, `IP=`), then the node is
+ * registered (file store) and, in gateway mode, the segment's gateway reserved. With CNI_ARGS
+ * `IP=` that address is assigned (`intendedUse: Workload`) and returned as /32 or /128; otherwise
+ * one address per enabled family is auto-assigned from the configured pools and returned with the
+ * block's mask. In gateway mode addresses carry the segment's prefix and the result its gateway
+ * and routes. Attributes: node, timestamp, pod and namespace, container ID and interface. When a
+ * family comes up short (or the assignment throws with a partial result), whatever was assigned is
+ * released before the error (`failed to request IPv4 addresses: ...`), so a failed ADD leaves
+ * nothing allocated.
  */
 export async function cmdAdd(ctx: CommandContext): Promise<IpamResult> {
   const { conf, client } = ctx;
   const { workload } = ctx;
-  const handleId = workload?.handleId ?? handleIdFor(conf.name, ctx.request.containerId);
+  const attachment = { containerId: ctx.request.containerId, ifname: ctx.request.ifname };
+  // A KubeVirt VM's handle (k8s/) is the VM's, not an attachment's: k8s-add.ts reuses its addresses.
+  const handleId =
+    workload?.handleId ?? handleIdFor(conf.name, attachment.containerId, attachment.ifname);
+  // The pools each family draws from.
+  const requested = { v4: conf.ipam.ipv4Pools, v6: conf.ipam.ipv6Pools };
+  const held = workload?.handleId ? undefined : await readHeldAllocation(ctx.datastore, handleId);
+  const plan = await validateAdd(ctx, requested);
+  const ip = ctx.cniArgs.ip;
+  const repeated =
+    held &&
+    repeatedAddResult({
+      held,
+      attachment,
+      ...(ip !== undefined && { ip }),
+      assignIpv4: conf.ipam.assignIpv4,
+      assignIpv6: conf.ipam.assignIpv6,
+      ...(plan && { plan }),
+    });
+  if (repeated) {
+    ctx.log.info(`ADD repeated for ${handleId}: returning what it holds`);
+    return repeated;
+  }
+  if (ctx.registerNode) await ensureNode(client, ctx.nodename, ctx.log);
+  if (plan) await ensureGatewayReservation(client, plan, ctx.log);
   const attrs = {
-    ...allocationAttrs({ nodename: ctx.nodename, cniArgs: ctx.cniArgs, nowMs: ctx.nowMs() }),
+    ...allocationAttrs({
+      nodename: ctx.nodename,
+      cniArgs: ctx.cniArgs,
+      nowMs: ctx.nowMs(),
+      attachment,
+    }),
     ...workload?.attrs,
   };
   const cap = workload?.maxAllocToHandlePerIpVersion;
-  const ip = ctx.cniArgs.ip;
   if (ip !== undefined) {
     await client.assignIp({
       ip,
@@ -57,7 +96,7 @@ export async function cmdAdd(ctx: CommandContext): Promise<IpamResult> {
       intendedUse: 'Workload',
       ...(cap !== undefined && { maxAllocToHandlePerIpVersion: cap }),
     });
-    return { ips: [`${ip}/${ip.includes(':') ? 128 : 32}`] };
+    return plan ? gatewayResult(plan, [ip]) : { ips: [`${ip}/${ip.includes(':') ? 128 : 32}`] };
   }
   let r;
   try {
@@ -68,8 +107,8 @@ export async function cmdAdd(ctx: CommandContext): Promise<IpamResult> {
       handleId,
       attrs,
       intendedUse: 'Workload',
-      ...(conf.ipam.ipv4Pools.length > 0 && { ipv4Pools: conf.ipam.ipv4Pools }),
-      ...(conf.ipam.ipv6Pools.length > 0 && { ipv6Pools: conf.ipam.ipv6Pools }),
+      ...(requested.v4.length > 0 && { ipv4Pools: requested.v4 }),
+      ...(requested.v6.length > 0 && { ipv6Pools: requested.v6 }),
       ...(workload?.namespace && { namespace: workload.namespace }),
       ...(cap !== undefined && { maxAllocToHandlePerIpVersion: cap }),
     });
@@ -77,15 +116,22 @@ export async function cmdAdd(ctx: CommandContext): Promise<IpamResult> {
     await releaseAssigned(ctx, handleId, partialIps(e));
     throw e;
   }
+  const ips = [...r.v4.ips, ...r.v6.ips];
   const short4 = partialFulfillmentError(r.v4);
   const short6 = partialFulfillmentError(r.v6);
   if (short4 || short6) {
-    await releaseAssigned(ctx, handleId, [...r.v4.ips, ...r.v6.ips]);
+    await releaseAssigned(ctx, handleId, ips);
     const [family, err] = short4 ? ['IPv4', short4] : ['IPv6', short6!];
     throw new CniError(
       CniErrorCode.Internal,
       `failed to request ${family} addresses: ${err.message}`,
     );
   }
-  return { ips: [...r.v4.ips, ...r.v6.ips] };
+  if (!plan) return { ips };
+  try {
+    return gatewayResult(plan, ips);
+  } catch (e) {
+    await releaseAssigned(ctx, handleId, ips);
+    throw e;
+  }
 }

@@ -1,20 +1,8 @@
 import { enabledPools, filterPoolsByUse, isIpamError, selectsNode } from '@netledger/ipam-core';
 import type { IPPool } from '@netledger/ipam-core';
-import { formatCidr, parseCidr } from '@netledger/accounting';
 import { CniError, CniErrorCode } from './cni-error.js';
 import type { CommandContext } from './command-context.js';
-
-const poolMatches = (pool: IPPool, entry: string): boolean => {
-  if (!entry.includes('/')) return pool.metadata.name === entry;
-  try {
-    return (
-      formatCidr(parseCidr(pool.spec.cidr, { strict: false })) ===
-      formatCidr(parseCidr(entry, { strict: false }))
-    );
-  } catch {
-    return false;
-  }
-};
+import { poolMatches } from './pool-match.js';
 
 /**
  * STATUS: the datastore answers and, for each family the config assigns, at least one pool is

@@ -17,8 +17,64 @@ describe('toCniError', () => {
     ['BlockLimit', 999],
     ['InvalidArgument', 999],
     ['CorruptValue', 999],
+    ['PermissionDenied', 7],
   ])('IpamError %s -> %d', (code, cni) => {
     expect(toCniError(new IpamError(code, 'boom'))).toMatchObject({ code: cni, message: 'boom' });
+  });
+
+  const errno = (code: string): NodeJS.ErrnoException =>
+    Object.assign(new Error(`${code}: failed`), { code });
+
+  // Permanent: retrying with the same settings cannot help, so the runtime must not be told to.
+  it.each<[string, IpamError, 'open' | 'command', number]>([
+    ['a refused password or user', new IpamError('PermissionDenied', 'refused'), 'command', 7],
+    [
+      'an unwritable store directory',
+      new IpamError('Unavailable', 'read-only', { cause: errno('EACCES') }),
+      'open',
+      7,
+    ],
+    [
+      'a read-only file system',
+      new IpamError('Unavailable', 'read-only', { cause: errno('EROFS') }),
+      'command',
+      7,
+    ],
+    [
+      'a path through a regular file',
+      new IpamError('Unavailable', 'x', { cause: errno('ENOTDIR') }),
+      'open',
+      7,
+    ],
+    [
+      'a store directory that is a regular file',
+      new IpamError('Unavailable', 'x', { cause: errno('EEXIST') }),
+      'open',
+      7,
+    ],
+    [
+      'a cause two levels down',
+      new IpamError('Unavailable', 'x', { cause: new Error('y', { cause: errno('EPERM') }) }),
+      'open',
+      7,
+    ],
+    ['a store path that is a directory', new IpamError('InvalidArgument', 'dir'), 'open', 7],
+    ['a request the library refuses', new IpamError('InvalidArgument', 'bad'), 'command', 999],
+    [
+      'a full disk (may pass)',
+      new IpamError('Unavailable', 'x', { cause: errno('ENOSPC') }),
+      'command',
+      11,
+    ],
+    ['a held lock', new IpamError('Unavailable', 'lock held by pid 7'), 'open', 11],
+    [
+      'an unreachable etcd',
+      new IpamError('Unavailable', 'unreachable', { cause: errno('ECONNREFUSED') }),
+      'open',
+      11,
+    ],
+  ])('%s (%s) -> %d', (_, e, phase, cni) => {
+    expect(toCniError(e, phase)).toMatchObject({ code: cni, message: e.message });
   });
 
   it.each<[DatastoreConfigErrorCode, number, string]>([

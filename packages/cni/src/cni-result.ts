@@ -1,11 +1,19 @@
 import { formatCidr, parseCidr } from '@netledger/accounting';
 import type { CniError } from './cni-error.js';
+import type { CniRoute } from './gateway-conf.js';
 import { compareVersions } from './spec-versions.js';
 import type { SpecVersion } from './spec-versions.js';
 
-/** What ADD produced: addresses with their prefix (the block's, or /32 and /128 for `IP=`). */
+/**
+ * What ADD produced: addresses with their prefix (the block's, or /32 and /128 for `IP=`; in
+ * gateway mode the segment's), and in gateway mode the gateway of each family and the routes.
+ */
 export interface IpamResult {
   readonly ips: readonly string[];
+  /** Gateway mode: the gateway each address of the family gets. */
+  readonly gateways?: { readonly v4?: string; readonly v6?: string };
+  /** Gateway mode: the routes to return instead of calico-ipam's one route per address. */
+  readonly routes?: readonly CniRoute[];
   /** No routes (a KubeVirt live-migration target: the source pod keeps the route until Felix moves it). */
   readonly noRoutes?: boolean;
 }
@@ -14,13 +22,14 @@ export interface IpamResult {
 export interface ResultIp {
   readonly version?: '4' | '6';
   readonly address: string;
+  readonly gateway?: string;
 }
 
 /** A result in the requested spec version's shape. */
 export interface CniResultJson {
   readonly cniVersion: SpecVersion;
   readonly ips: ResultIp[];
-  readonly routes: { readonly dst: string }[];
+  readonly routes: CniRoute[];
 }
 
 /** The error JSON of the specification. */
@@ -42,17 +51,24 @@ export function routeFor(address: string): { dst: string } {
 
 /**
  * Formats an ADD result for the requested version: 0.3.x and 0.4.0 carry `"version": "4"|"6"` on
- * each IP, 1.x does not. One route per address ({@link routeFor}); no gateway, no interfaces, no
- * DNS, as calico-ipam.
+ * each IP, 1.x does not. By default one route per address ({@link routeFor}) and no gateway, as
+ * calico-ipam; in gateway mode each IP carries its family's gateway and the routes are the
+ * configured ones. Never interfaces or DNS.
  */
 export function formatResult(result: IpamResult, cniVersion: SpecVersion): CniResultJson {
   const legacy = compareVersions(cniVersion, '1.0.0') < 0;
   return {
     cniVersion,
-    ips: result.ips.map((address) =>
-      legacy ? { version: address.includes(':') ? '6' : '4', address } : { address },
-    ),
-    routes: result.noRoutes ? [] : result.ips.map(routeFor),
+    ips: result.ips.map((address) => {
+      const v6 = address.includes(':');
+      const gateway = result.gateways?.[v6 ? 'v6' : 'v4'];
+      return {
+        ...(legacy && { version: v6 ? '6' : '4' }),
+        address,
+        ...(gateway !== undefined && { gateway }),
+      };
+    }),
+    routes: result.noRoutes ? [] : result.routes ? [...result.routes] : result.ips.map(routeFor),
   };
 }
 

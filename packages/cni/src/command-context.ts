@@ -16,6 +16,8 @@ export interface CommandContext {
   readonly nodename: string;
   readonly nowMs: () => number;
   readonly log: Logger;
+  /** ADD registers a missing node (the file store), once the request has been validated. */
+  readonly registerNode: boolean;
   /** The Kubernetes API, for a Kubernetes pod on the `kubernetes` datastore (k8s/). */
   readonly kube?: KubeApi;
   /** Set by the Kubernetes layer for the ADD it runs (k8s/k8s-add.ts). */

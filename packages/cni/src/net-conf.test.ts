@@ -29,6 +29,7 @@ describe('parseNetConf defaults', () => {
         datastore: { type: 'file' },
         lockFile: DEFAULT_LOCK_FILE,
         logLevel: 'info',
+        mode: 'calico',
         featureControl: { ipAddrsNoIpam: false, floatingIps: false },
       },
     });

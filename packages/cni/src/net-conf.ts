@@ -7,6 +7,8 @@ import {
 import type { DatastoreConfig } from '@netledger/datastore-config';
 import { CniError, CniErrorCode, toCniError } from './cni-error.js';
 import type { Env } from './cni-request.js';
+import { parseGatewayConf } from './gateway-conf.js';
+import type { GatewayConf, ResultMode } from './gateway-conf.js';
 import type { FeatureControl } from './k8s/feature-control.js';
 import { parseFeatureControl } from './k8s/feature-control.js';
 
@@ -28,6 +30,10 @@ export interface IpamConf {
   readonly lockFile: string;
   readonly logLevel: LogLevel;
   readonly logFilePath?: string;
+  /** How ADD shapes its result (`mode`, read from `ipam` only); see gateway-conf.ts. */
+  readonly mode: ResultMode;
+  /** The gateway-mode keys, present exactly when `mode` is `gateway`. */
+  readonly gateway?: GatewayConf;
   /** `feature_control`: Calico's gates on the `ipAddrsNoIpam` and `floatingIPs` annotations. */
   readonly featureControl: FeatureControl;
 }
@@ -192,9 +198,12 @@ function validAttachments(top: Json): Attachment[] | undefined {
  * environment variables (`DATASTORE_TYPE`, `ETCD_ENDPOINTS`, `ETCD_*_FILE`, `KUBECONFIG`) and
  * `NETLEDGER_DATASTORE_PATH`.
  *
+ * `mode` and the gateway-mode keys are read from `ipam` only (gateway-conf.ts).
+ *
  * Throws `DecodingFailure` (6) for malformed JSON or a value of the wrong JSON type,
  * `InvalidNetworkConfig` (7) for a bad value (a pool of the wrong family, an unknown datastore
- * type, etcd without endpoints, nothing to assign), `UnsupportedField` (2) for `etcd_discovery_srv`.
+ * type, etcd without endpoints, nothing to assign, a bad mode, subnet or gateway),
+ * `UnsupportedField` (2) for `etcd_discovery_srv`.
  */
 export function parseNetConf(text: string, env: Env): NetConf {
   const { name, cniVersion } = decodeConfigHeader(text);
@@ -213,6 +222,7 @@ export function parseNetConf(text: string, env: Env): NetConf {
   const logFilePath = s('log_file_path');
   const prev = prevResultIps(top);
   const attachments = validAttachments(top);
+  const { mode, gateway } = parseGatewayConf(ipam);
   return {
     cniVersion,
     name,
@@ -229,6 +239,8 @@ export function parseNetConf(text: string, env: Env): NetConf {
       lockFile: s('ipam_lock_file') ?? DEFAULT_LOCK_FILE,
       logLevel: logLevel(s('log_level')),
       ...(logFilePath !== undefined && { logFilePath }),
+      mode,
+      ...(gateway !== undefined && { gateway }),
       featureControl: parseFeatureControl(top, ipam),
     },
     ...(prev !== undefined && { prevResultIps: prev }),

@@ -67,7 +67,7 @@ describe('ADD', () => {
     });
     expect(unknown).toMatchObject({
       exitCode: 1,
-      json: { code: 999, msg: expect.stringContaining('nope') },
+      json: { code: 7, msg: 'the given pool (nope) does not exist, or is not enabled' },
     });
   });
 
@@ -95,7 +95,7 @@ describe('ADD', () => {
     });
     expect(refused).toMatchObject({
       exitCode: 1,
-      json: { code: 999, msg: expect.stringContaining('not allowed for use "Workload"') },
+      json: { code: 4, msg: expect.stringContaining('not allowed for use "Workload"') },
     });
   });
 

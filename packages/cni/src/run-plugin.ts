@@ -1,6 +1,6 @@
-import { createIpamClient, isIpamError } from '@netledger/ipam-core';
+import { createIpamClient } from '@netledger/ipam-core';
 import type { DatastoreConfig } from '@netledger/datastore-config';
-import type { Clock, Datastore, IpamClient } from '@netledger/ipam-core';
+import type { Clock, Datastore } from '@netledger/ipam-core';
 import { parseCniArgs } from './cni-args.js';
 import { CniError, CniErrorCode, toCniError } from './cni-error.js';
 import type { CniCommand, Env } from './cni-request.js';
@@ -31,6 +31,7 @@ import {
   versionInfo,
 } from './spec-versions.js';
 import type { SpecVersion } from './spec-versions.js';
+import { handleIdFor } from './workload-identity.js';
 
 /** calico-ipam's budget for one assign or release, counted from when the host lock is held. */
 export const DEFAULT_TIMEOUT_MS = 90_000;
@@ -113,22 +114,10 @@ async function withTimeout<T>(ms: number, what: string, work: () => Promise<T>):
   }
 }
 
-/** On the file store the plugin registers its node, so a fresh host needs no setup step. */
-async function ensureNode(client: IpamClient, nodename: string, log: Logger): Promise<void> {
-  try {
-    await client.nodes.get(nodename);
-  } catch (e) {
-    if (!isIpamError(e, 'DoesNotExist')) throw e;
-    try {
-      await client.nodes.create({ metadata: { name: nodename } });
-      log.info(`registered node ${nodename}`);
-    } catch (c) {
-      if (!isIpamError(c, 'AlreadyExists')) throw c;
-    }
-  }
-}
-
-/** STATUS reports a datastore it cannot open as "not available" (50), not "try again later". */
+/**
+ * Opens the datastore; an error is mapped as an opening error ({@link toCniError}), except that
+ * STATUS reports a datastore it cannot open as "not available" (50), never "try again later".
+ */
 async function openFor(
   command: CniCommand,
   conf: DatastoreConfig,
@@ -138,7 +127,7 @@ async function openFor(
   try {
     return await deps.openDatastore(conf, log);
   } catch (e) {
-    if (command !== 'STATUS') throw e;
+    if (command !== 'STATUS') throw toCniError(e, 'open');
     throw new CniError(
       CniErrorCode.PluginNotAvailable,
       `datastore unavailable: ${(e as Error).message}`,
@@ -151,7 +140,8 @@ async function runCommand(ctx: CommandContext, version: SpecVersion): Promise<st
   switch (ctx.request.command) {
     case 'ADD': {
       const result = ctx.kube ? await cmdAddK8s(ctx, ctx.kube) : await cmdAdd(ctx);
-      ctx.log.info(`ADD ${ctx.conf.name}.${ctx.request.containerId}: ${result.ips.join(', ')}`);
+      const handle = handleIdFor(ctx.conf.name, ctx.request.containerId, ctx.request.ifname);
+      ctx.log.info(`ADD ${handle}: ${result.ips.join(', ')}`);
       return printJson(formatResult(result, version));
     }
     case 'DEL':
@@ -236,11 +226,10 @@ export async function runCniPlugin(inv: PluginInvocation, deps: PluginDeps): Pro
               nodename,
               nowMs: () => clock.now(),
               log,
+              // On the file store ADD registers its node, so a fresh host needs no setup step.
+              registerNode: conf.ipam.datastore.type === 'file',
               ...(kube && { kube }),
             };
-            if (request.command === 'ADD' && conf.ipam.datastore.type === 'file') {
-              await ensureNode(client, nodename, log);
-            }
             return await runCommand(ctx, version);
           } finally {
             await datastore.close().catch(() => undefined);

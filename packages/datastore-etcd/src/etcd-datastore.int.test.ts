@@ -70,3 +70,30 @@ describe.each(ETCD_TRANSPORTS)('etcd datastore over %s: unreachable etcd', (tran
     }
   });
 });
+
+describe.each(ETCD_TRANSPORTS)(
+  'etcd datastore over %s: a user for an etcd without auth',
+  (transport) => {
+    it('fails PermissionDenied at once, quoting etcd: the settings are wrong, not the moment', async () => {
+      const ds = createEtcdDatastore({
+        endpoints: (await etcd.get()).endpoints,
+        username: 'calico',
+        password: 'secret',
+        dialTimeoutMs: 10_000,
+        transport,
+      });
+      try {
+        const started = Date.now();
+        const err = await ds.get({ kind: 'IPAMConfig' }).catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(IpamError);
+        expect(err).toMatchObject({
+          code: 'PermissionDenied',
+          message: expect.stringMatching(/authentication is not enabled$/),
+        });
+        expect(Date.now() - started).toBeLessThan(5000); // not retried until the dial timeout
+      } finally {
+        await ds.close();
+      }
+    });
+  },
+);

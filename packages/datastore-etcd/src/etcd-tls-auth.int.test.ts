@@ -155,11 +155,11 @@ describe.each(ETCD_TRANSPORTS)('over %s with TLS and etcd auth', (transport) => 
     expect(admin(['get', '--keys-only', '/calico/ipam/v2/handle/tls-pod'])).toBe('');
   });
 
-  it('fails fast, refused and naming the endpoint, with a wrong password', async () => {
+  it('fails fast, PermissionDenied and naming the endpoint, with a wrong password', async () => {
     const ds = open({ password: 'wrong', dialTimeoutMs: 10_000 });
     const { err, ms } = await failure(ds.get({ kind: 'IPAMConfig' }));
     expect(err).toBeInstanceOf(IpamError);
-    expect(err).toMatchObject({ code: 'Unavailable' });
+    expect(err).toMatchObject({ code: 'PermissionDenied' });
     // grpc-js puts its status before etcd's text ("3 INVALID_ARGUMENT: ").
     expect((err as IpamError).message).toMatch(
       new RegExp(
@@ -173,7 +173,7 @@ describe.each(ETCD_TRANSPORTS)('over %s with TLS and etcd auth', (transport) => 
     const ds = open({ username: undefined, password: undefined, dialTimeoutMs: 10_000 });
     const { err, ms } = await failure(ds.get({ kind: 'IPAMConfig' }));
     expect(err).toBeInstanceOf(IpamError);
-    expect(err).toMatchObject({ code: 'Unavailable' });
+    expect(err).toMatchObject({ code: 'PermissionDenied' });
     expect((err as IpamError).message).toMatch(
       new RegExp(
         `^etcd at ${endpoint} refused the request: (7 PERMISSION_DENIED: )?etcdserver: permission denied$`,
@@ -227,7 +227,7 @@ describe('a client certificate with a CommonName that is no etcd user, and the p
       const err = await ds.get({ kind: 'IPAMConfig' }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(IpamError);
       expect(err).toMatchObject({
-        code: 'Unavailable',
+        code: 'PermissionDenied',
         message: `etcd at ${endpoint} refused the request: ${endpoint}: etcd's HTTP gateway refuses a client certificate with a CommonName while etcd auth is on ("CommonName of client sending a request against gateway will be ignored and not used as expected"); use the grpc transport, or a client certificate without a CommonName`,
       });
       expect(Date.now() - started).toBeLessThan(2000);

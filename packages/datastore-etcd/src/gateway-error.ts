@@ -1,5 +1,5 @@
 import { EtcdKvError } from './etcd-kv-error.js';
-import { classifyEtcdError } from './map-etcd-error.js';
+import { REJECTED_MESSAGES, classifyEtcdError } from './map-etcd-error.js';
 import type { EtcdErrorClass } from './map-etcd-error.js';
 
 // gRPC status codes etcd3 treats as recoverable (its `RecoverableError` classes): Cancelled,
@@ -10,9 +10,8 @@ const PERMISSION_DENIED = 7;
 const INVALID_ARGUMENT = 3;
 const UNAUTHENTICATED = 16;
 
-// etcd3 recognises these by message before it looks at the code (authentication failures come
-// back as InvalidArgument).
-const REJECTED_MESSAGES = /authentication failed|permission denied|invalid auth token/;
+// etcd3 recognises refusals by message before it looks at the code (authentication failures come
+// back as InvalidArgument); REJECTED_MESSAGES lists them.
 
 /**
  * Classifies an etcd answer by its gRPC status code and message, as etcd3 classifies the same

@@ -147,7 +147,7 @@ describe('gateway transport: authentication', () => {
     }
   });
 
-  it('a wrong password fails Unavailable, refused, without retrying until the dial timeout', async () => {
+  it('a wrong password fails PermissionDenied, refused, without retrying until the dial timeout', async () => {
     const gateway = await authGateway();
     const ds = createEtcdGatewayDatastore({
       endpoints: [gateway.endpoint],
@@ -158,7 +158,7 @@ describe('gateway transport: authentication', () => {
     try {
       const started = Date.now();
       const err = await ds.get({ kind: 'IPAMConfig' }).catch((e: unknown) => e);
-      expect(err).toMatchObject({ code: 'Unavailable' });
+      expect(err).toMatchObject({ code: 'PermissionDenied' });
       expect((err as Error).message).toBe(
         `etcd at ${gateway.endpoint} refused the request: etcdserver: authentication failed, invalid user ID or password`,
       );

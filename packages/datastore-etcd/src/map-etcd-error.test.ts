@@ -5,6 +5,7 @@ import {
   EtcdError,
   EtcdPermissionDeniedError,
   GRPCDeadlineExceededError,
+  GRPCFailedPreconditionError,
   GRPCInvalidArgumentError,
   GRPCOutOfRangeError,
   GRPCUnavailableError,
@@ -49,8 +50,14 @@ describe('classifyEtcdError and toIpamError on etcd3 errors', () => {
     [
       new EtcdPermissionDeniedError('etcdserver: permission denied'),
       'rejected',
-      'Unavailable',
+      'PermissionDenied',
       /refused the request: etcdserver: permission denied/,
+    ],
+    [
+      new GRPCFailedPreconditionError('etcdserver: authentication is not enabled'),
+      'rejected',
+      'PermissionDenied',
+      /refused the request: etcdserver: authentication is not enabled$/,
     ],
     [
       new GRPCInvalidArgumentError('etcdserver: request is too large'),

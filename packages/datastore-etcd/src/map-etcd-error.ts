@@ -7,11 +7,20 @@ import { EtcdKvError } from './etcd-kv-error.js';
  *   a read can be retried, a write's outcome is unknown until it is resolved.
  * - `compacted`: the requested revision has been compacted away.
  * - `closed`: the client was closed.
- * - `rejected`: etcd refused the request (authentication, permission); retrying will not help.
+ * - `rejected`: etcd refused the request (authentication, permission, a user given to an etcd
+ *   without authentication); retrying will not help.
  * - `invalid`: etcd rejected the request as malformed (too large, bad argument).
  * - `other`: anything else; surfaced as `Unavailable`.
  */
 export type EtcdErrorClass = 'retry' | 'compacted' | 'closed' | 'rejected' | 'invalid' | 'other';
+
+/**
+ * etcd's refusals of the client's user or permissions, whichever transport carried them. A user
+ * given to an etcd without authentication is refused too (FailedPrecondition, "authentication is
+ * not enabled"): the settings are wrong, not the moment.
+ */
+export const REJECTED_MESSAGES =
+  /authentication failed|permission denied|invalid auth token|authentication is not enabled/;
 
 const TRANSIENT_MESSAGES =
   /leader changed|no leader|request timed out|timed out|too many requests|stopped|connection|unavailable|ECONNREFUSED|ECONNRESET|EPIPE/i;
@@ -26,6 +35,7 @@ export function classifyEtcdError(e: unknown): EtcdErrorClass {
   if (e instanceof EtcdKvError) return e.errorClass;
   if (!(e instanceof Error)) return 'other';
   if (/required revision has been compacted/.test(e.message)) return 'compacted';
+  if (REJECTED_MESSAGES.test(e.message)) return 'rejected';
   if (TRANSIENT_MESSAGES.test(e.message)) return 'retry';
   return 'other';
 }
@@ -42,8 +52,10 @@ export interface EtcdErrorContext {
 
 /**
  * Maps an etcd error (classified by {@link classifyEtcdError}) to an `IpamError`: `Unavailable`
- * (unreachable, closed, refused, or unknown), `WatchExpired` (compacted revision) or
- * `InvalidArgument` (etcd rejected the request as malformed). An `IpamError` passes through.
+ * (unreachable, closed, or unknown), `PermissionDenied` (etcd refused the user, the password, the
+ * certificate or the permission: retrying with the same settings cannot help), `WatchExpired`
+ * (compacted revision) or `InvalidArgument` (etcd rejected the request as malformed). An
+ * `IpamError` passes through.
  */
 export function toIpamError(e: unknown, ctx: EtcdErrorContext): IpamError {
   if (e instanceof IpamError) return e;
@@ -63,7 +75,7 @@ export function toIpamError(e: unknown, ctx: EtcdErrorContext): IpamError {
       return new IpamError('Unavailable', 'datastore is closed', { ...about, cause: e });
     case 'rejected':
       return new IpamError(
-        'Unavailable',
+        'PermissionDenied',
         `etcd at ${ctx.endpoints} refused the request: ${message}`,
         {
           ...about,

@@ -72,10 +72,10 @@ describe('file datastore refusals', () => {
     expect(error.message).toMatch(/^\/.*\/file\/sub\/datastore\.json: read-only/);
   });
 
-  it('refuses a path that is a directory', async () => {
+  it('refuses a path that is a directory: InvalidArgument', async () => {
     await mkdir(path);
     const error = await openError(path);
-    expect(error.code).toBe('Unavailable');
+    expect(error.code).toBe('InvalidArgument');
     expect(error.message).toBe(`${path}: is a directory, not a datastore file`);
   });
 

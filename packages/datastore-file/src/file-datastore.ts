@@ -89,13 +89,14 @@ async function prepareLocation(fs: StoreFs, path: string): Promise<void> {
     if (errnoOf(e) === 'ENOENT') return undefined;
     throw toUnavailable(path, 'stat', e);
   });
+  // A path that can never hold a store is a wrong argument, not a store that is unavailable now.
   if (s?.isDirectory()) {
-    throw new IpamError('Unavailable', `${path}: is a directory, not a datastore file`, {
+    throw new IpamError('InvalidArgument', `${path}: is a directory, not a datastore file`, {
       identifier: path,
     });
   }
   if (s && !s.isFile()) {
-    throw new IpamError('Unavailable', `${path}: is not a regular file`, { identifier: path });
+    throw new IpamError('InvalidArgument', `${path}: is not a regular file`, { identifier: path });
   }
 }
 
@@ -152,10 +153,10 @@ async function withLock<T>(lock: FileLock, path: string, task: () => Promise<T>)
  * (temp file, fsync, rename, fsync of the directory), so a crash leaves the old or the new state.
  * Reads take no lock: they `stat` the file and re-read it only when it changed.
  *
- * Fails `Unavailable` for a location that cannot be written (message `<path>: read-only ...`), a
- * path that is a directory, or a lock held by a live process past `lockTimeoutMs` (naming its
- * pid); fails `CorruptValue` naming the path and key for a file that is not a valid store, which
- * it never overwrites. A failed open leaves nothing held.
+ * Fails `Unavailable` for a location that cannot be written (message `<path>: read-only ...`) or
+ * a lock held by a live process past `lockTimeoutMs` (naming its pid); `InvalidArgument` for a
+ * path that is a directory or not a regular file; `CorruptValue` naming the path and key for a
+ * file that is not a valid store, which it never overwrites. A failed open leaves nothing held.
  */
 export async function createFileDatastore(options: FileDatastoreOptions = {}): Promise<Datastore> {
   const path = resolve(

@@ -28,7 +28,8 @@ export type IpamErrorCode =
   | 'CorruptValue'
   | 'Unavailable'
   | 'OperationNotSupported'
-  | 'PreconditionFailed';
+  | 'PreconditionFailed'
+  | 'PermissionDenied';
 
 /** Which way an error should be handled; see {@link IpamError}. */
 export type IpamErrorKind = 'transient' | 'validation' | 'reevaluate';
@@ -55,6 +56,9 @@ const kindByCode: Record<IpamErrorCode, IpamErrorKind> = {
   Unavailable: 'validation',
   OperationNotSupported: 'validation',
   PreconditionFailed: 'validation',
+  // The datastore refused the credentials or the operation (authentication failed, a user given
+  // to an etcd without authentication, no permission): retrying with the same settings cannot help.
+  PermissionDenied: 'validation',
 };
 
 /** Options for {@link IpamError}: what it is about, and data a caller may need. */

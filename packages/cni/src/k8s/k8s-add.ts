@@ -163,7 +163,7 @@ export async function cmdAddK8s(ctx: CommandContext, kube: KubeApi): Promise<Ipa
   const vm = await persistentVm(ctx, kube, pod);
   const handleId = vm
     ? vmHandleId(ctx.conf.name, vm.namespace, vm.name)
-    : handleIdFor(ctx.conf.name, ctx.request.containerId);
+    : handleIdFor(ctx.conf.name, ctx.request.containerId, ctx.request.ifname);
   const ipam = ctx.conf.ipam;
   const adjusted: CommandContext = {
     ...ctx,
@@ -184,7 +184,12 @@ export async function cmdAddK8s(ctx: CommandContext, kube: KubeApi): Promise<Ipa
   };
   if (vm) {
     const attrs = {
-      ...allocationAttrs({ nodename: ctx.nodename, cniArgs: ctx.cniArgs, nowMs: ctx.nowMs() }),
+      ...allocationAttrs({
+        nodename: ctx.nodename,
+        cniArgs: ctx.cniArgs,
+        nowMs: ctx.nowMs(),
+        attachment: { containerId: ctx.request.containerId, ifname: ctx.request.ifname },
+      }),
       ...vmAttrs(vm),
     };
     const reused = await reuseVmAddresses(adjusted, vm, handleId, attrs);

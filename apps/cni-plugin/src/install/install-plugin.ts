@@ -1,0 +1,202 @@
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import type * as ChildProcessModule from 'node:child_process';
+import { parseNetConf } from '@netledger/cni';
+import { SNAPSHOT_FLAGS } from '../snapshot-flags.js';
+import { exampleConflist } from './example-conflist.js';
+import type { InstallOptions } from './install-args.js';
+import { launcherScript } from './launcher-script.js';
+import {
+  BLOB_NAME,
+  BUNDLE_NAME,
+  LAUNCHER_NAME,
+  PLUGIN_DIR_NAME,
+  SNAPSHOT_ENTRY_NAME,
+} from './plugin-files.js';
+
+/** What the install did with one file. */
+export interface InstalledFile {
+  readonly path: string;
+  readonly action: 'written' | 'unchanged' | 'built';
+}
+
+/** An install that could not complete; nothing it replaced is left half-written. */
+export class InstallError extends Error {
+  override readonly name = 'InstallError';
+}
+
+/** Where the files come from and which Node the installed plugin runs on. */
+export interface InstallSource {
+  /** The directory holding the bundle, the snapshot's entry and maybe a blob. */
+  readonly dir: string;
+  /** The Node binary the launcher starts (and the blob is built for). */
+  readonly node: string;
+}
+
+// Loaded when an install runs: the start-up snapshot is built with this module evaluated, and
+// Node's snapshot builder does not vouch for node:child_process.
+const childProcess = (): typeof ChildProcessModule =>
+  process.getBuiltinModule('node:child_process');
+
+const sameContent = (path: string, content: Buffer): boolean =>
+  existsSync(path) && readFileSync(path).equals(content);
+
+/** Writes `content` to `path` through a temporary file in the same directory, fsync and rename. */
+function writeAtomically(path: string, content: Buffer, mode: number): void {
+  const tmp = `${path}.tmp-${process.pid}`;
+  const fd = openSync(tmp, 'w', mode);
+  try {
+    writeSync(fd, content);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  chmodSync(tmp, mode); // openSync's mode is filtered by the umask
+  renameSync(tmp, path);
+}
+
+/** Installs `content` at `path` unless it is already there; always leaves `mode`. */
+function place(path: string, content: Buffer, mode: number): InstalledFile {
+  if (sameContent(path, content)) {
+    chmodSync(path, mode);
+    return { path, action: 'unchanged' };
+  }
+  writeAtomically(path, content, mode);
+  return { path, action: 'written' };
+}
+
+/** Whether `node` starts from `blob` (a snapshot's main without CNI_COMMAND exits 0). */
+function loads(node: string, blob: string): boolean {
+  return (
+    childProcess().spawnSync(node, [...SNAPSHOT_FLAGS, '--snapshot-blob', blob], {
+      env: {},
+      stdio: 'ignore',
+    }).status === 0
+  );
+}
+
+/**
+ * Puts a blob that loads in `node` at `target`: the source's when it loads (copied unless the
+ * same bytes are there), else the one already there when its entry did not change, else one
+ * built from the installed entry. Mode 0600 (its hash seed is fixed when it is built) and the Node
+ * binary's mtime, which the launcher compares, nanoseconds included (`touch -r`).
+ */
+function placeBlob(args: {
+  source: InstallSource;
+  target: string;
+  entry: string;
+  entryChanged: boolean;
+}): InstalledFile {
+  const { source, target } = args;
+  const sourceBlob = join(source.dir, BLOB_NAME);
+  let action: InstalledFile['action'];
+  let readable: boolean;
+  try {
+    readable = existsSync(sourceBlob) && readFileSync(sourceBlob).length > 0;
+  } catch {
+    readable = false; // another user's blob (mode 0600): build one
+  }
+  if (readable && loads(source.node, sourceBlob)) {
+    action = place(target, readFileSync(sourceBlob), 0o600).action;
+  } else if (!args.entryChanged && existsSync(target) && loads(source.node, target)) {
+    action = 'unchanged';
+  } else {
+    const tmp = `${target}.tmp-${process.pid}`;
+    const built = childProcess().spawnSync(
+      source.node,
+      [...SNAPSHOT_FLAGS, '--snapshot-blob', tmp, '--build-snapshot', args.entry],
+      { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' },
+    );
+    if (built.status !== 0 || !loads(source.node, tmp)) {
+      rmSync(tmp, { force: true });
+      throw new InstallError(
+        `building the start-up snapshot failed (status ${built.status}): ${built.stderr.trim()}`,
+      );
+    }
+    renameSync(tmp, target);
+    action = 'built';
+  }
+  chmodSync(target, 0o600);
+  childProcess().execFileSync('touch', ['-r', source.node, target]);
+  return { path: target, action };
+}
+
+/** Runs the installed launcher's VERSION, as a runtime would (with and without NODE_OPTIONS). */
+function verify(launcher: string): void {
+  for (const nodeOptions of ['', '--max-old-space-size=256']) {
+    const r = childProcess().spawnSync(launcher, [], {
+      env: {
+        PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+        CNI_COMMAND: 'VERSION',
+        ...(nodeOptions && { NODE_OPTIONS: nodeOptions }),
+      },
+      encoding: 'utf8',
+    });
+    if (r.status !== 0 || !r.stdout.includes('"supportedVersions"')) {
+      throw new InstallError(
+        `the installed plugin does not answer VERSION${nodeOptions ? ' with NODE_OPTIONS' : ''} (status ${r.status}): ${r.stdout}${r.stderr}`,
+      );
+    }
+  }
+}
+
+/**
+ * Lays down a self-contained netledger-ipam in `binDir` (netledger-ipam install): the bundle and
+ * the snapshot's entry (0644) and a blob that loads in `source.node` (0600) in
+ * `binDir/netledger-ipam.d/`, then the launcher `binDir/netledger-ipam` (0755), each written
+ * atomically and only when it changed, the launcher last; then runs the installed plugin's VERSION
+ * with and without NODE_OPTIONS. With `confDir`, also writes the example conflist (0644) after
+ * checking it parses. Idempotent: a second run with the same files reports them unchanged.
+ */
+export function installPlugin(options: InstallOptions, source: InstallSource): InstalledFile[] {
+  const bundle = join(source.dir, BUNDLE_NAME);
+  const entry = join(source.dir, SNAPSHOT_ENTRY_NAME);
+  for (const f of [bundle, entry]) {
+    if (!existsSync(f)) throw new InstallError(`${f} is missing: nothing to install from`);
+  }
+  const libDir = join(options.binDir, PLUGIN_DIR_NAME);
+  mkdirSync(libDir, { recursive: true, mode: 0o755 });
+  const files: InstalledFile[] = [];
+  files.push(place(join(libDir, BUNDLE_NAME), readFileSync(bundle), 0o644));
+  const installedEntry = join(libDir, SNAPSHOT_ENTRY_NAME);
+  const entryFile = place(installedEntry, readFileSync(entry), 0o644);
+  files.push(entryFile);
+  files.push(
+    placeBlob({
+      source,
+      target: join(libDir, BLOB_NAME),
+      entry: installedEntry,
+      entryChanged: entryFile.action !== 'unchanged',
+    }),
+  );
+  const launcher = join(options.binDir, LAUNCHER_NAME);
+  const script = launcherScript({ node: source.node, flags: SNAPSHOT_FLAGS });
+  files.push(place(launcher, Buffer.from(script), 0o755));
+  verify(launcher);
+  if (options.confDir !== undefined) {
+    const conflist = exampleConflist(options);
+    const plugin = (conflist['plugins'] as Record<string, unknown>[])[0]!;
+    // The same checks the plugin makes: a bad --pool fails here, not at the first ADD.
+    parseNetConf(JSON.stringify({ cniVersion: '1.0.0', name: options.network, ...plugin }), {});
+    mkdirSync(options.confDir, { recursive: true, mode: 0o755 });
+    files.push(
+      place(
+        join(options.confDir, options.confFile),
+        Buffer.from(`${JSON.stringify(conflist, null, 2)}\n`),
+        0o644,
+      ),
+    );
+  }
+  return files;
+}

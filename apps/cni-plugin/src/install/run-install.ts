@@ -1,0 +1,48 @@
+import { CniError } from '@netledger/cni';
+import { InstallError, installPlugin } from './install-plugin.js';
+import { INSTALL_USAGE, InstallUsageError, parseInstallArgs } from './install-args.js';
+import { pluginSourceDir } from './plugin-files.js';
+
+/** What `netledger-ipam install` needs from its process. */
+export interface InstallIo {
+  /** The running bundle's directory (the plain entry), which holds the files to install. */
+  readonly selfDir?: string;
+  readonly print: (text: string) => void;
+  readonly printErr: (text: string) => void;
+}
+
+/**
+ * `netledger-ipam install ARGS`: installs the running plugin's files (installPlugin) and prints
+ * what it did, one line per file. Returns the exit status: 0, 1 for a failed install (message on
+ * stderr), 2 for a usage error (message and usage on stderr).
+ */
+export function runInstall(argv: readonly string[], io: InstallIo): number {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    io.print(INSTALL_USAGE);
+    return 0;
+  }
+  try {
+    const options = parseInstallArgs(argv, process.cwd());
+    const dir = pluginSourceDir({
+      execArgv: process.execArgv,
+      ...(io.selfDir !== undefined && { selfDir: io.selfDir }),
+    });
+    if (dir === undefined) throw new InstallError('cannot tell where the running plugin is');
+    const files = installPlugin(options, { dir, node: process.execPath });
+    io.print(files.map((f) => `${f.action.padEnd(9)} ${f.path}\n`).join(''));
+    if (options.confDir !== undefined) {
+      io.print(
+        `the example network uses pool ${options.pool}; create it with\n  netledgerctl ippool create --name ${options.network} --cidr ${options.pool}\n`,
+      );
+    }
+    return 0;
+  } catch (e) {
+    if (e instanceof InstallUsageError) {
+      io.printErr(`netledger-ipam install: ${e.message}\n\n${INSTALL_USAGE}`);
+      return 2;
+    }
+    const why = e instanceof InstallError || e instanceof CniError ? e.message : String(e);
+    io.printErr(`netledger-ipam install failed: ${why}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,71 @@
+// ADD validates before it writes: a refused ADD on the file store has not registered its node,
+// reserved a gateway or claimed a block.
+import { describe, expect, it } from 'vitest';
+import { NODE, baseConf, createHarness } from './test-plugin-harness.js';
+
+describe('ADD refuses bad input before writing anything', () => {
+  it.each<[string, Record<string, unknown>, Record<string, string>, number, string]>([
+    [
+      'an unknown pool',
+      { ipam: { ipv4_pools: ['nope'] } },
+      {},
+      7,
+      'the given pool (nope) does not exist, or is not enabled',
+    ],
+    [
+      'a pool CIDR no pool has',
+      { ipam: { ipv4_pools: ['10.7.0.0/24'] } },
+      {},
+      7,
+      'the given pool (10.7.0.0/24) does not exist',
+    ],
+    [
+      'an unknown IPv6 pool with IPv6 on',
+      { ipam: { assign_ipv6: 'true', ipv6_pools: ['v6'] } },
+      {},
+      7,
+      'the given pool (v6)',
+    ],
+    [
+      'IP= outside every pool',
+      {},
+      { CNI_ARGS: 'IP=10.9.9.9' },
+      4,
+      'IP=10.9.9.9 is not in an enabled pool',
+    ],
+    [
+      'gateway mode without pools',
+      { ipam: { mode: 'gateway' } },
+      {},
+      7,
+      '"mode": "gateway" needs ipv4_pools',
+    ],
+    [
+      'gateway mode with a pool outside the segment',
+      { ipam: { mode: 'gateway', ipv4_pools: ['pool0'], ipv4_subnet: '10.2.0.0/24' } },
+      {},
+      7,
+      'pool pool0 (10.1.0.0/24) is outside the segment 10.2.0.0/24',
+    ],
+    [
+      'gateway mode with IP= of the gateway',
+      { ipam: { mode: 'gateway', ipv4_pools: ['pool0'] } },
+      { CNI_ARGS: 'IP=10.1.0.1' },
+      4,
+      'IP=10.1.0.1 is a gateway',
+    ],
+  ])('%s (%#): code %i', async (_, over, env, code, msg) => {
+    const h = await createHarness({ registerNode: false });
+    const out = await h.run('ADD', baseConf(over), env);
+    expect(out.json).toMatchObject({ code, msg: expect.stringContaining(msg) });
+    expect(await h.client.nodes.list()).toEqual([]);
+    expect(await h.client.reservations.list()).toEqual([]);
+    expect((await h.ds.list({ kind: 'IPAMBlock' })).items).toEqual([]);
+  });
+
+  it('registers the node once the request is valid', async () => {
+    const h = await createHarness({ registerNode: false });
+    expect((await h.run('ADD', baseConf({ ipam: { ipv4_pools: ['pool0'] } }))).exitCode).toBe(0);
+    expect((await h.client.nodes.list()).map((n) => n.metadata.name)).toEqual([NODE]);
+  });
+});
