@@ -48,7 +48,7 @@ async function persistentVm(
 ): Promise<VmiInfo | undefined> {
   const owner = vmiOwnerOf(pod);
   if (owner === undefined) return undefined;
-  const vmi = await readVmiInfo(kube, pod, owner);
+  const vmi = await readVmiInfo(kube, pod, { owner });
   if (vmi === undefined) {
     throw internal(
       `failed to get VMI info: VirtualMachineInstance ${pod.namespace}/${owner.name} not found`,
@@ -72,8 +72,7 @@ async function persistentVm(
 async function reuseVmAddresses(
   ctx: CommandContext,
   vm: VmiInfo,
-  handleId: string,
-  attrs: Record<string, string>,
+  { handleId, attrs }: { readonly handleId: string; readonly attrs: Record<string, string> },
 ): Promise<IpamResult | undefined> {
   let ips: string[];
   try {
@@ -192,7 +191,7 @@ export async function cmdAddK8s(ctx: CommandContext, kube: KubeApi): Promise<Ipa
       }),
       ...vmAttrs(vm),
     };
-    const reused = await reuseVmAddresses(adjusted, vm, handleId, attrs);
+    const reused = await reuseVmAddresses(adjusted, vm, { handleId, attrs });
     if (reused) return reused;
   }
   if (req.ipAddrs) return assignEach(adjusted, handleId, req.ipAddrs);
