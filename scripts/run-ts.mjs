@@ -4,7 +4,7 @@
 // Usage: node scripts/run-ts.mjs <file.ts> [args...]
 import { build } from 'esbuild';
 import { nodeBundle } from './esbuild-node.mjs';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -14,6 +14,17 @@ if (!entry) {
   process.exit(2);
 }
 const abs = resolve(entry);
+
+/** Whether Node finds the package of `specifier` in a node_modules folder above the entry. */
+function resolvableFromEntry(specifier) {
+  if (specifier.startsWith('node:')) return true;
+  const parts = specifier.split('/');
+  const name = specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+  for (let d = dirname(abs); ; d = dirname(d)) {
+    if (existsSync(join(d, 'node_modules', name))) return true;
+    if (dirname(d) === d) return false;
+  }
+}
 // The bundle lives beside the entry so its bare imports resolve from the same node_modules.
 const dir = mkdtempSync(join(dirname(abs), '.run-ts-'));
 const outfile = join(dir, 'main.mjs');
@@ -27,9 +38,13 @@ try {
       {
         name: 'external-npm-packages',
         setup(b) {
-          // Bundle @netledger/* (TypeScript sources) and relative files; leave npm packages to Node.
+          // Bundle @netledger/* (TypeScript sources) and relative files; leave npm packages to Node
+          // when Node can find them from the entry's folder. A dependency of a workspace package
+          // that the entry's package does not list (pnpm does not hoist it) is bundled instead.
           b.onResolve({ filter: /^[^./]/ }, (args) =>
-            args.path.startsWith('@netledger/') ? undefined : { path: args.path, external: true },
+            args.path.startsWith('@netledger/') || !resolvableFromEntry(args.path)
+              ? undefined
+              : { path: args.path, external: true },
           );
         },
       },

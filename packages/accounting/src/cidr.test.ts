@@ -63,6 +63,28 @@ describe('parseCidr and formatCidr', () => {
     expect(() => parseCidr(text)).toThrow(message);
   });
 
+  it('says why the address is malformed, as ip-address does', () => {
+    expect(() => parseCidr('10.0.0.00/24')).toThrow(
+      `invalid CIDR "10.0.0.00/24": malformed address (IPv4 addresses can't have leading zeroes.)`,
+    );
+  });
+
+  it('applies strictness on every call, whatever was parsed before', () => {
+    expect(() => parseCidr('10.9.0.1/24')).toThrow(/host bits are set/);
+    expect(formatCidr(parseCidr('10.9.0.1/24', { strict: false }))).toBe('10.9.0.0/24');
+    expect(() => parseCidr('10.9.0.1/24')).toThrow(/host bits are set/);
+    expect(() => parseCidr('10.9.0.1/24', {})).toThrow(/host bits are set/);
+  });
+
+  it('gives the same frozen value for the same text', () => {
+    const first = parseCidr('10.9.1.0/24');
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(parseCidr('10.9.1.0/24')).toEqual({ version: 4, base: 0x0a090100n, prefix: 24 });
+    expect(() => {
+      (first as { prefix: number }).prefix = 8;
+    }).toThrow(TypeError);
+  });
+
   it.each([
     ['10.0.0.1/24', '10.0.0.0/24'],
     ['10.0.0.200/26', '10.0.0.192/26'],

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { Address6 } from 'ip-address';
+import { Address4, Address6 } from 'ip-address';
 import { describe, expect, it } from 'vitest';
 import { formatIp } from './format-ip.js';
 import { parseIp } from './parse-ip.js';
@@ -43,6 +43,23 @@ describe('formatIp', () => {
       fc.property(anyIp, (ip) => {
         fc.pre(ip.version === 6 && ip.value >> 32n !== 0xffffn);
         expect(formatIp(ip)).toBe(Address6.fromBigInt(ip.value).correctForm());
+      }),
+    );
+  });
+
+  it('matches ip-address to4in6 on IPv4-mapped addresses', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 0xffffffffn }), (v4) => {
+        const value = 0xffff00000000n | v4;
+        expect(formatIp({ version: 6, value })).toBe(Address6.fromBigInt(value).to4in6());
+      }),
+    );
+  });
+
+  it('matches ip-address correctForm on IPv4', () => {
+    fc.assert(
+      fc.property(fc.bigInt({ min: 0n, max: 0xffffffffn }), (value) => {
+        expect(formatIp({ version: 4, value })).toBe(Address4.fromBigInt(value).correctForm());
       }),
     );
   });

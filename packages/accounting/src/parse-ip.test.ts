@@ -58,6 +58,17 @@ describe('parseIp', () => {
     expect(() => parseIp(text)).toThrow(expect.objectContaining({ code: 'InvalidIp' }));
   });
 
+  it.each([
+    ['leading zero octet', '10.0.0.01', "IPv4 addresses can't have leading zeroes."],
+    ['octet too big', '256.0.0.1', 'Invalid IPv4 address.'],
+    ['two ellipses', '1::2::3', 'Too many :: groups found'],
+    ['brackets', '[::1]', 'Bad characters detected in address: []'],
+    ['zone id', 'fe80::1%eth0', 'a zone id is not allowed'],
+    ['prefix', '10.0.0.1/32', 'a prefix is not allowed here'],
+  ])('says why it rejects %s: the reason ip-address gives, or ours', (_name, text, why) => {
+    expect(() => parseIp(text)).toThrow(`invalid IP address ${JSON.stringify(text)}: ${why}`);
+  });
+
   it('round-trips every address through formatIp', () => {
     fc.assert(
       fc.property(anyIp, (ip) => {
@@ -66,13 +77,16 @@ describe('parseIp', () => {
     );
   });
 
-  it('agrees with ip-address on uncompressed and dotted forms', () => {
+  it("converts to the value of ip-address's bigInt() in every form it writes", () => {
     fc.assert(
       fc.property(anyIp, (ip) => {
         if (ip.version === 4) {
           expect(parseIp(Address4.fromBigInt(ip.value).correctForm())).toEqual(ip);
         } else {
-          expect(parseIp(Address6.fromBigInt(ip.value).canonicalForm())).toEqual(ip);
+          const a = Address6.fromBigInt(ip.value);
+          for (const text of [a.canonicalForm(), a.correctForm(), a.to4in6()]) {
+            expect(parseIp(text)).toEqual(ip);
+          }
         }
       }),
     );

@@ -119,7 +119,11 @@ function str(top: Json, ipam: Json, key: string): string | undefined {
   return v === '' ? undefined : v;
 }
 
-function pools(top: Json, ipam: Json, key: string, version: 4 | 6): string[] {
+function pools(
+  top: Json,
+  ipam: Json,
+  { key, version }: { readonly key: string; readonly version: 4 | 6 },
+): string[] {
   const v = field(top, ipam, key);
   if (v === undefined || v === null) return [];
   if (!Array.isArray(v) || v.some((p) => typeof p !== 'string' || p === '')) {
@@ -230,8 +234,8 @@ export function parseNetConf(text: string, env: Env): NetConf {
       type: typeof ipam['type'] === 'string' ? ipam['type'] : '',
       assignIpv4,
       assignIpv6,
-      ipv4Pools: pools(top, ipam, 'ipv4_pools', 4),
-      ipv6Pools: pools(top, ipam, 'ipv6_pools', 6),
+      ipv4Pools: pools(top, ipam, { key: 'ipv4_pools', version: 4 }),
+      ipv6Pools: pools(top, ipam, { key: 'ipv6_pools', version: 6 }),
       ...(nodename !== undefined && { nodename }),
       nodenameFile: s('nodename_file') ?? DEFAULT_NODENAME_FILE,
       ...(hostname !== undefined && { hostname }),

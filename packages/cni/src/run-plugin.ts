@@ -120,9 +120,8 @@ async function withTimeout<T>(ms: number, what: string, work: () => Promise<T>):
  */
 async function openFor(
   command: CniCommand,
-  conf: DatastoreConfig,
   deps: PluginDeps,
-  log: Logger,
+  { conf, log }: { readonly conf: DatastoreConfig; readonly log: Logger },
 ): Promise<Datastore> {
   try {
     return await deps.openDatastore(conf, log);
@@ -209,7 +208,10 @@ export async function runCniPlugin(inv: PluginInvocation, deps: PluginDeps): Pro
         deps.timeoutMs ?? DEFAULT_TIMEOUT_MS,
         request.command,
         async () => {
-          const datastore = await openFor(request.command, conf.ipam.datastore, deps, log);
+          const datastore = await openFor(request.command, deps, {
+            conf: conf.ipam.datastore,
+            log,
+          });
           try {
             const clock = deps.clock ?? { now: () => Date.now() };
             const client = createIpamClient({ datastore, clock });

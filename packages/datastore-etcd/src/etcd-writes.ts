@@ -70,13 +70,12 @@ export function createEtcdWrites(session: EtcdSession): EtcdWrites {
   const written = <K extends Kind>(
     key: DatastoreKey<K>,
     text: string,
-    revision: string,
-    createRevision: string,
+    at: { readonly modRevision: string; readonly createRevision: string },
   ): KVPair<K> =>
     toKvPair(key, {
       value: Buffer.from(text),
-      mod_revision: revision,
-      create_revision: createRevision,
+      mod_revision: at.modRevision,
+      create_revision: at.createRevision,
     });
 
   /** Runs a write: re-sends after connection failures, with `resolve` told the outcome is unknown. */
@@ -103,7 +102,10 @@ export function createEtcdWrites(session: EtcdSession): EtcdWrites {
           [{ request_put: { key, value: Buffer.from(text) } }],
           key,
         );
-        if (res.succeeded) return written(kv.key, text, res.header.revision, res.header.revision);
+        if (res.succeeded) {
+          const { revision } = res.header;
+          return written(kv.key, text, { modRevision: revision, createRevision: revision });
+        }
         const current = res.responses[0]?.response_range?.kvs[0];
         if (unknown && current && BigInt(current.create_revision) > existedBefore) {
           // Did our lost create make this key? Read the value it was created with. (Identical bytes
@@ -112,7 +114,10 @@ export function createEtcdWrites(session: EtcdSession): EtcdWrites {
           const atCreate = await etcd.range({ key, revision: current.create_revision });
           const first = atCreate.kvs[0];
           if (first?.value.toString('utf8') === text) {
-            return written(kv.key, text, first.mod_revision, first.create_revision);
+            return written(kv.key, text, {
+              modRevision: first.mod_revision,
+              createRevision: first.create_revision,
+            });
           }
         }
         throw new IpamError('AlreadyExists', `resource already exists: ${path}`, {
@@ -135,17 +140,18 @@ export function createEtcdWrites(session: EtcdSession): EtcdWrites {
         );
         if (res.succeeded) {
           const prev = res.responses[0]?.response_put?.prev_kv;
-          return written(
-            kv.key,
-            text,
-            res.header.revision,
-            prev?.create_revision ?? res.header.revision,
-          );
+          return written(kv.key, text, {
+            modRevision: res.header.revision,
+            createRevision: prev?.create_revision ?? res.header.revision,
+          });
         }
         if (unknown) {
-          const change = await firstChangeAfter(etcd, path, revision, HISTORY_TIMEOUT_MS);
+          const change = await firstChangeAfter(etcd, path, {
+            after: revision,
+            timeoutMs: HISTORY_TIMEOUT_MS,
+          });
           if (change.type === 'put' && change.value?.toString('utf8') === text) {
-            return written(kv.key, text, change.modRevision, change.createRevision);
+            return written(kv.key, text, change);
           }
         }
         throw res.responses[0]?.response_range?.kvs[0] ? conflict(kv.key) : missing(kv.key);
@@ -163,12 +169,10 @@ export function createEtcdWrites(session: EtcdSession): EtcdWrites {
           value: Buffer.from(text),
           prev_kv: true,
         });
-        return written(
-          kv.key,
-          text,
-          res.header.revision,
-          res.prev_kv?.create_revision ?? res.header.revision,
-        );
+        return written(kv.key, text, {
+          modRevision: res.header.revision,
+          createRevision: res.prev_kv?.create_revision ?? res.header.revision,
+        });
       });
     },
 
@@ -201,7 +205,10 @@ export function createEtcdWrites(session: EtcdSession): EtcdWrites {
           // The key is gone, as asked; with a revision, history tells whether we removed it.
           if (options.revision === undefined && !current) return;
           if (options.revision !== undefined) {
-            const change = await firstChangeAfter(etcd, path, options.revision, HISTORY_TIMEOUT_MS);
+            const change = await firstChangeAfter(etcd, path, {
+              after: options.revision,
+              timeoutMs: HISTORY_TIMEOUT_MS,
+            });
             if (change.type === 'delete') return;
           }
         }

@@ -17,9 +17,9 @@ export interface KeyChange {
 export async function firstChangeAfter(
   kv: EtcdKv,
   path: string,
-  after: string,
-  timeoutMs: number,
+  options: { readonly after: string; readonly timeoutMs: number },
 ): Promise<KeyChange> {
+  const { after, timeoutMs } = options;
   let watch: KvWatch | undefined;
   let timer: NodeJS.Timeout | undefined;
   try {

@@ -60,11 +60,11 @@ function sameEntry(a: StoredEntry, b: Obj): boolean {
 
 /** Checks one `{ value, modRevision, createRevision, uid }` record and decodes its value. */
 function readEntry(
-  filePath: string,
-  path: string,
   raw: unknown,
+  at: { filePath: string; path: string },
   limits: { maxRevision: number; reuse: StoredEntry | undefined; sealed: boolean },
 ): StoredEntry {
+  const { filePath, path } = at;
   const fail = (what: string): never => {
     throw corrupt(filePath, `${path}: ${what}`, path);
   };
@@ -134,11 +134,15 @@ function readHistory(
       before && before.type === type && before.path === path
         ? before.entry
         : header.entries.get(path);
-    const entry = readEntry(filePath, path, item, {
-      maxRevision: revision,
-      reuse,
-      sealed: header.sealed,
-    });
+    const entry = readEntry(
+      item,
+      { filePath, path },
+      {
+        maxRevision: revision,
+        reuse,
+        sealed: header.sealed,
+      },
+    );
     if (type !== 'deleted' && entry.modRevision !== revision) {
       throw corrupt(
         filePath,
@@ -181,7 +185,7 @@ export function parseStoreDocument(text: string, options: ParseStoreOptions): St
   const entries = new Map<string, StoredEntry>();
   for (const [path, raw] of Object.entries(doc.entries)) {
     const reuse = sameStore?.entries.get(path);
-    entries.set(path, readEntry(filePath, path, raw, { maxRevision: revision, reuse, sealed }));
+    entries.set(path, readEntry(raw, { filePath, path }, { maxRevision: revision, reuse, sealed }));
   }
   const history = readHistory(filePath, doc.history, {
     revision,

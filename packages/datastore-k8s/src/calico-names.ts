@@ -14,9 +14,10 @@ export const LABEL_IP_VERSION = 'projectcalico.org/ip-version';
 
 const MAX_NAME = 253;
 
-function replaceUpTo(s: string, from: string, to: string, n: number): string {
+/** `s` with its first `n` occurrences of `from` replaced by `-`. */
+function dashUpTo(s: string, from: string, n: number): string {
   let out = s;
-  for (let i = 0; i < n && out.includes(from); i++) out = out.replace(from, to);
+  for (let i = 0; i < n && out.includes(from); i++) out = out.replace(from, '-');
   return out;
 }
 
@@ -25,7 +26,7 @@ function replaceUpTo(s: string, from: string, to: string, n: number): string {
  * `10.0.0.0/26` -> `10-0-0-0-26`, `fd80:24e2:f998:72d6::/122` -> `fd80-24e2-f998-72d6---122`.
  */
 export function cidrToName(cidr: string): string {
-  return replaceUpTo(replaceUpTo(cidr, '.', '-', 3), ':', '-', 7).replace('/', '-');
+  return dashUpTo(dashUpTo(cidr, '.', 3), ':', 7).replace('/', '-');
 }
 
 /**

@@ -32,7 +32,7 @@ import type { JsonObject } from './ipam-crd-codec.js';
 import type { K8sDatastoreOptions } from './k8s-datastore-options.js';
 import { resolveK8sOptions } from './k8s-datastore-options.js';
 import { createK8sWatch } from './k8s-watch.js';
-import type { KubeHttp, KubeResponse } from './kube-http.js';
+import type { KubeHttp } from './kube-http.js';
 import { loadKubeConfig } from './kube-config.js';
 import { createKubeHttp } from './kube-http.js';
 import { registerObjectReader } from './kube-object-reader.js';
@@ -40,6 +40,7 @@ import { nodeAnnotations, setAnnotations } from './node-codec.js';
 import { REWRITTEN } from './resource-crd-codec.js';
 import { updateNode } from './node-writes.js';
 import { upgradeAffinityLabels } from './upgrade-affinity-labels.js';
+import type { KubeObjects } from './kube-objects.js';
 import { createKubeObjects, isObject, metaString, sameKey } from './kube-objects.js';
 import { createTokenBucket } from './token-bucket.js';
 
@@ -68,8 +69,7 @@ export function createK8sDatastore(options: K8sDatastoreOptions = {}): Datastore
 function createDatastoreOnHttp(http: KubeHttp): Datastore {
   const objects = createKubeObjects(http);
   // Annotated, so that the compiler narrows after a call that never returns.
-  const fail: (res: KubeResponse, method: string, object: string, key?: DatastoreKey) => never =
-    objects.fail;
+  const fail: KubeObjects['fail'] = objects.fail;
   const {
     server,
     call,
@@ -199,7 +199,7 @@ function createDatastoreOnHttp(http: KubeHttp): Datastore {
         );
         if (done) continue;
       }
-      fail(res, 'POST', object, key);
+      fail(res, { method: 'POST', object, key });
     }
   }
 
@@ -219,7 +219,7 @@ function createDatastoreOnHttp(http: KubeHttp): Datastore {
       body = { ...base, metadata: { ...(base.metadata as JsonObject), name: n } };
       return call({ method: 'PUT', path: pathAt(key, n), body }, object, key);
     });
-    if (res.status !== 200) fail(res, 'PUT', object, key);
+    if (res.status !== 200) fail(res, { method: 'PUT', object, key });
     const written = mustKv(key.kind as K, res.body, object);
     if (written.revision !== kv.revision) return written;
     // The API server does not store an update that changes nothing (same resourceVersion, no
@@ -238,7 +238,7 @@ function createDatastoreOnHttp(http: KubeHttp): Datastore {
       object,
       key,
     );
-    if (again.status !== 200) fail(again, 'PUT', object, key);
+    if (again.status !== 200) fail(again, { method: 'PUT', object, key });
     return mustKv(key.kind as K, again.body, object);
   }
 
@@ -293,7 +293,7 @@ function createDatastoreOnHttp(http: KubeHttp): Datastore {
         object,
         key,
       );
-      if (res.status !== 200 && res.status !== 202) fail(res, 'DELETE', object, key);
+      if (res.status !== 200 && res.status !== 202) fail(res, { method: 'DELETE', object, key });
       return;
     }
     let revision = options.revision;
@@ -327,7 +327,7 @@ function createDatastoreOnHttp(http: KubeHttp): Datastore {
         key,
       ),
     );
-    if (res.status !== 200 || !isObject(res.body)) fail(res, 'PATCH', object, key);
+    if (res.status !== 200 || !isObject(res.body)) fail(res, { method: 'PATCH', object, key });
     // Step 2: the row goes, if it is still the one soft-deleted (Calico's UID precondition).
     await hardDelete(key, metaString(res.body, 'uid'), name);
   }

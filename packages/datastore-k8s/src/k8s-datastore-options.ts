@@ -43,7 +43,12 @@ export interface ResolvedK8sOptions {
   readonly maxSockets?: number;
 }
 
-function positive(name: string, v: number | undefined, dflt: number, integer: boolean): number {
+function positive(
+  name: string,
+  v: number | undefined,
+  rule: { readonly dflt: number; readonly integer: boolean },
+): number {
+  const { dflt, integer } = rule;
   if (v === undefined) return dflt;
   if (!Number.isFinite(v) || v <= 0 || (integer && !Number.isInteger(v))) {
     throw new IpamError(
@@ -66,16 +71,14 @@ export function resolveK8sOptions(o: K8sDatastoreOptions): ResolvedK8sOptions {
   return {
     ...(o.kubeconfig !== undefined && { kubeconfig: o.kubeconfig }),
     ...(o.context !== undefined && { context: o.context }),
-    qps: positive('qps', o.qps, K8S_DEFAULTS.qps, false),
-    burst: positive('burst', o.burst, K8S_DEFAULTS.burst, true),
-    requestTimeoutMs: positive(
-      'requestTimeoutMs',
-      o.requestTimeoutMs,
-      K8S_DEFAULTS.requestTimeoutMs,
-      true,
-    ),
+    qps: positive('qps', o.qps, { dflt: K8S_DEFAULTS.qps, integer: false }),
+    burst: positive('burst', o.burst, { dflt: K8S_DEFAULTS.burst, integer: true }),
+    requestTimeoutMs: positive('requestTimeoutMs', o.requestTimeoutMs, {
+      dflt: K8S_DEFAULTS.requestTimeoutMs,
+      integer: true,
+    }),
     ...(o.maxSockets !== undefined && {
-      maxSockets: positive('maxSockets', o.maxSockets, 1, true),
+      maxSockets: positive('maxSockets', o.maxSockets, { dflt: 1, integer: true }),
     }),
   };
 }

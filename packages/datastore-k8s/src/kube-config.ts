@@ -69,7 +69,13 @@ function str(o: Obj, key: string, where: string): string | undefined {
   return v;
 }
 
-function named(list: unknown, kind: string, name: string, field: string): Obj {
+/** The field holding an entry's body, per kubeconfig list: `contexts[].context`, ... */
+const ENTRY_FIELD = { contexts: 'context', clusters: 'cluster', users: 'user' } as const;
+
+/** The body of the entry called `name` in the kubeconfig's list `kind`. */
+function named(doc: Obj, kind: keyof typeof ENTRY_FIELD, name: string): Obj {
+  const list = doc[kind];
+  const field = ENTRY_FIELD[kind];
   if (list !== undefined && list !== null && !Array.isArray(list)) {
     throw new ConfigProblem(`${kind} must be a list`);
   }
@@ -250,10 +256,10 @@ function fromKubeconfigFile(
       `kubeconfig ${path} has no context ${JSON.stringify(contextName)} (it has: ${names.join(', ')})`,
     );
   }
-  const context = named(doc['contexts'], 'contexts', contextName, 'context');
+  const context = named(doc, 'contexts', contextName);
   const clusterName = str(context, 'cluster', `context ${contextName}`);
   if (clusterName === undefined) throw new ConfigProblem(`context ${contextName} names no cluster`);
-  const cluster = named(doc['clusters'], 'clusters', clusterName, 'cluster');
+  const cluster = named(doc, 'clusters', clusterName);
   const server = str(cluster, 'server', `cluster ${clusterName}`);
   if (server === undefined) throw new NoServer(`Kubernetes config ${path} names no cluster server`);
   const base = dirname(path);
@@ -267,7 +273,7 @@ function fromKubeconfigFile(
         : undefined;
   const servername = str(cluster, 'tls-server-name', 'cluster');
   const userName = str(context, 'user', `context ${contextName}`);
-  const user = userName === undefined ? {} : named(doc['users'], 'users', userName, 'user');
+  const user = userName === undefined ? {} : named(doc, 'users', userName);
   const { tls, credentials } = userCredentials(user, base, { ...o, server });
   return {
     server: server.replace(/\/$/, ''),

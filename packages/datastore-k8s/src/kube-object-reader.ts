@@ -26,7 +26,7 @@ export function registerObjectReader(datastore: Datastore, objects: KubeObjects)
       const object = path.replace(/^\/api\/v1\/|^\/apis\//, '');
       const res = await objects.call({ method: 'GET', path }, object);
       if (res.status === 404) return undefined;
-      if (res.status !== 200 || !isObject(res.body)) objects.fail(res, 'GET', object);
+      if (res.status !== 200 || !isObject(res.body)) objects.fail(res, { method: 'GET', object });
       return res.body as JsonObject;
     },
   });

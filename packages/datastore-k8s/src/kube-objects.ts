@@ -61,12 +61,16 @@ export function createKubeObjects(http: KubeHttp) {
     }
   }
 
-  function fail(res: KubeResponse, method: string, object: string, key?: DatastoreKey): never {
+  /** Throws the error a failed request maps to, naming the request and the object. */
+  function fail(
+    res: KubeResponse,
+    at: { readonly method: string; readonly object: string; readonly key?: DatastoreKey },
+  ): never {
     throw kubeStatusError(res.status, res.body, {
       server,
-      method,
-      object,
-      ...(key && { identifier: describeKey(key) }),
+      method: at.method,
+      object: at.object,
+      ...(at.key && { identifier: describeKey(at.key) }),
     });
   }
 
@@ -128,7 +132,8 @@ export function createKubeObjects(http: KubeHttp) {
   async function holder(key: DatastoreKey, name: string): Promise<'same' | 'other' | 'absent'> {
     const res = await call({ method: 'GET', path: pathAt(key, name) }, describeObject(key), key);
     if (res.status === 404) return 'absent';
-    if (res.status !== 200 || !isObject(res.body)) fail(res, 'GET', describeObject(key), key);
+    if (res.status !== 200 || !isObject(res.body))
+      fail(res, { method: 'GET', object: describeObject(key), key });
     const kv = toKv(key.kind, res.body);
     return kv && sameKey(kv.key, key) ? 'same' : 'other';
   }
@@ -161,9 +166,10 @@ export function createKubeObjects(http: KubeHttp) {
       const kv = alternate === undefined ? undefined : toKv(key.kind, res.body);
       if (alternate === undefined || (kv && sameKey(kv.key, key)))
         return { raw: res.body, name: primary };
-    } else if (res.status !== 404 || alternate === undefined) fail(res, 'GET', object, key);
+    } else if (res.status !== 404 || alternate === undefined)
+      fail(res, { method: 'GET', object, key });
     const alt = await call({ method: 'GET', path: pathAt(key, alternate) }, object, key);
-    if (alt.status !== 200 || !isObject(alt.body)) fail(alt, 'GET', object, key);
+    if (alt.status !== 200 || !isObject(alt.body)) fail(alt, { method: 'GET', object, key });
     return { raw: alt.body, name: alternate };
   }
 
@@ -190,7 +196,7 @@ export function createKubeObjects(http: KubeHttp) {
       key,
     );
     if (res.status !== 200 && res.status !== 202 && res.status !== 404 && res.status !== 409) {
-      fail(res, 'DELETE', object, key);
+      fail(res, { method: 'DELETE', object, key });
     }
   }
 
@@ -226,7 +232,7 @@ export function createKubeObjects(http: KubeHttp) {
         },
         object,
       );
-      if (res.status !== 200 || !isObject(res.body)) fail(res, 'LIST', object);
+      if (res.status !== 200 || !isObject(res.body)) fail(res, { method: 'LIST', object });
       const body = res.body;
       for (const item of Array.isArray(body.items) ? body.items : []) {
         if (isObject(item)) items.push(item);

@@ -53,7 +53,7 @@ export async function updateNode<K extends Kind>(
     object,
     key,
   );
-  if (res.status !== 200) fail(res, 'PATCH', object, key);
+  if (res.status !== 200) fail(res, { method: 'PATCH', object, key });
   const written = mustKv(key.kind as K, res.body, object);
   if (written.revision !== kv.revision) return written;
   // Nothing changed, so nothing was stored: mark it so that the update is still a write.
@@ -69,6 +69,6 @@ export async function updateNode<K extends Kind>(
     object,
     key,
   );
-  if (again.status !== 200) fail(again, 'PATCH', object, key);
+  if (again.status !== 200) fail(again, { method: 'PATCH', object, key });
   return mustKv(key.kind as K, again.body, object);
 }

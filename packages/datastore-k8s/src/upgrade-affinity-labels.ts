@@ -39,11 +39,11 @@ export async function upgradeAffinityLabels(objects: KubeObjects, host: string):
         key,
       );
       if (res.status === 200 || res.status === 404) break;
-      if (res.status !== 409) fail(res, 'PUT', `blockaffinities/${name}`, key);
+      if (res.status !== 409) fail(res, { method: 'PUT', object: `blockaffinities/${name}`, key });
       const again = await call({ method: 'GET', path }, `blockaffinities/${name}`, key);
       if (again.status === 404) break;
       if (again.status !== 200 || !isObject(again.body))
-        fail(again, 'GET', `blockaffinities/${name}`, key);
+        fail(again, { method: 'GET', object: `blockaffinities/${name}`, key });
       object = again.body;
     }
   }

@@ -56,10 +56,20 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
   return v as Record<string, unknown>;
 }
 
-function send(res: ServerResponse, status: number, body: unknown, type = 'application/json'): void {
-  const text = type === 'application/json' ? JSON.stringify(body) + '\n' : String(body);
-  res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(text) });
-  res.end(text);
+function send(res: ServerResponse, status: number, body: unknown): void {
+  sendText(res, status, { text: JSON.stringify(body) + '\n', type: 'application/json' });
+}
+
+function sendText(
+  res: ServerResponse,
+  status: number,
+  body: { readonly text: string; readonly type: string },
+): void {
+  res.writeHead(status, {
+    'content-type': body.type,
+    'content-length': Buffer.byteLength(body.text),
+  });
+  res.end(body.text);
 }
 
 const CONTAINER_OP = /^\/v1\/containers\/([^/]+)\/(start|stop|teardown)$/;
@@ -83,7 +93,10 @@ export function createHttpApi(opts: {
     const method = req.method ?? 'GET';
     if (method === 'GET' && path === '/v1/health') return send(res, 200, daemon.health());
     if (method === 'GET' && path === '/metrics')
-      return send(res, 200, await daemon.metrics(), daemon.metricsContentType);
+      return sendText(res, 200, {
+        text: await daemon.metrics(),
+        type: daemon.metricsContentType,
+      });
     if (method === 'GET' && path === '/v1/leases')
       return send(res, 200, { leases: daemon.leases() });
     if (method === 'GET' && path === '/v1/pools') return send(res, 200, { pools: daemon.pools() });

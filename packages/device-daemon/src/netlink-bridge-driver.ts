@@ -71,12 +71,12 @@ export async function openRouteSocket(): Promise<RouteSocket> {
  * Acts on the network namespace the socket was opened in.
  */
 export function createNetlinkBridgeDriver(socket: RouteSocket): BridgeDriver {
+  /** Sends one request (`flags` default none) and reads its answer; `what` names it in errors. */
   async function call(
-    type: number,
-    body: Uint8Array,
-    flags: number,
+    request: { readonly type: number; readonly body: Uint8Array; readonly flags?: number },
     what: string,
   ): Promise<{ errno: number; body: Uint8Array | undefined }> {
+    const { type, body, flags = 0 } = request;
     let msgs;
     try {
       [msgs] = await socket.request(type, body, { flags, checkError: false, timeout: 5000 });
@@ -96,7 +96,7 @@ export function createNetlinkBridgeDriver(socket: RouteSocket): BridgeDriver {
   }
 
   async function getLink(name: string): Promise<LinkInfo | undefined> {
-    const r = await call(RTM.GETLINK, encodeLinkByName(name), 0, `get link ${name}`);
+    const r = await call({ type: RTM.GETLINK, body: encodeLinkByName(name) }, `get link ${name}`);
     if (r.errno === ENODEV) return undefined;
     if (r.errno !== 0) fail(`get link ${name}`, r.errno);
     return r.body === undefined ? undefined : decodeLink(r.body);
@@ -107,9 +107,7 @@ export function createNetlinkBridgeDriver(socket: RouteSocket): BridgeDriver {
       let link = await getLink(bridge);
       if (link === undefined) {
         const r = await call(
-          RTM.NEWLINK,
-          encodeNewBridge(bridge),
-          NLM_F.CREATE | NLM_F.EXCL,
+          { type: RTM.NEWLINK, body: encodeNewBridge(bridge), flags: NLM_F.CREATE | NLM_F.EXCL },
           `create bridge ${bridge}`,
         );
         if (r.errno !== 0 && r.errno !== EEXIST) fail(`create bridge ${bridge}`, r.errno);
@@ -125,9 +123,11 @@ export function createNetlinkBridgeDriver(socket: RouteSocket): BridgeDriver {
       for (const a of addresses) {
         const what = `add IPv${a.family} address on ${bridge}`;
         const r = await call(
-          RTM.NEWADDR,
-          encodeAddress({ index: link.index, ...a }),
-          NLM_F.CREATE | NLM_F.REPLACE,
+          {
+            type: RTM.NEWADDR,
+            body: encodeAddress({ index: link.index, ...a }),
+            flags: NLM_F.CREATE | NLM_F.REPLACE,
+          },
           what,
         );
         if (a.family === 6 && (r.errno === EAFNOSUPPORT || r.errno === EACCES)) {
@@ -139,7 +139,10 @@ export function createNetlinkBridgeDriver(socket: RouteSocket): BridgeDriver {
         if (r.errno !== 0 && r.errno !== EEXIST) fail(what, r.errno);
       }
       if (!link.up) {
-        const up = await call(RTM.NEWLINK, encodeSetLinkUp(link.index), 0, `bring up ${bridge}`);
+        const up = await call(
+          { type: RTM.NEWLINK, body: encodeSetLinkUp(link.index) },
+          `bring up ${bridge}`,
+        );
         if (up.errno !== 0) fail(`bring up ${bridge}`, up.errno);
       }
     },
@@ -147,11 +150,17 @@ export function createNetlinkBridgeDriver(socket: RouteSocket): BridgeDriver {
       const link = await getLink(bridge);
       if (link === undefined) return;
       const what = `remove IPv${address.family} address on ${bridge}`;
-      const r = await call(RTM.DELADDR, encodeAddress({ index: link.index, ...address }), 0, what);
+      const r = await call(
+        { type: RTM.DELADDR, body: encodeAddress({ index: link.index, ...address }) },
+        what,
+      );
       if (r.errno !== 0 && r.errno !== EADDRNOTAVAIL) fail(what, r.errno);
     },
     async deleteBridge(bridge) {
-      const r = await call(RTM.DELLINK, encodeLinkByName(bridge), 0, `delete bridge ${bridge}`);
+      const r = await call(
+        { type: RTM.DELLINK, body: encodeLinkByName(bridge) },
+        `delete bridge ${bridge}`,
+      );
       if (r.errno !== 0 && r.errno !== ENODEV) fail(`delete bridge ${bridge}`, r.errno);
     },
     close() {

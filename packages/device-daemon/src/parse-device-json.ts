@@ -232,7 +232,7 @@ function parseFamily(
     fail(`${keys.subnet} ${formatSubnet(cidr)} lies in ${special.what}`, keys.subnet);
   const gateway = parseAddress(gatewayRaw, family);
   if (!gateway.ok) return fail(`${keys.gateway}: ${gateway.why}`, keys.gateway);
-  checkGateway(cidr, gateway.value, { key: keys.gateway, text: gatewayRaw }, fail);
+  checkGateway(cidr, { ip: gateway.value, key: keys.gateway, text: gatewayRaw }, fail);
   return {
     family,
     subnet: formatSubnet(cidr),
@@ -245,10 +245,10 @@ function parseFamily(
 
 function checkGateway(
   cidr: Cidr,
-  ip: bigint,
-  at: { readonly key: string; readonly text: string },
+  at: { readonly ip: bigint; readonly key: string; readonly text: string },
   fail: (why: string, key?: string) => never,
 ): void {
+  const { ip } = at;
   const subnet = formatSubnet(cidr);
   if (!subnetContains(cidr, ip)) fail(`${at.key} ${at.text} is outside ${subnet}`, at.key);
   if (!isHostAddress(cidr, ip)) {

@@ -94,9 +94,13 @@ export function parseNetworkBlock(value: unknown, opts: ParseRunJsonOptions): Co
       macText ??= flatMac;
     }
     const static4 =
-      ipText === undefined ? undefined : parseStaticAddress(ipText, 4, `${where}: `, fail);
+      ipText === undefined
+        ? undefined
+        : parseStaticAddress({ text: ipText, family: 4 }, `${where}: `, fail);
     const static6 =
-      ip6Text === undefined ? undefined : parseStaticAddress(ip6Text, 6, `${where}: `, fail);
+      ip6Text === undefined
+        ? undefined
+        : parseStaticAddress({ text: ip6Text, family: 6 }, `${where}: `, fail);
     const mac = macText === undefined ? undefined : normaliseMac(macText);
     if (macText !== undefined && mac === undefined)
       fail(`${where}: invalid unicast MAC ${JSON.stringify(macText)}`);
@@ -118,11 +122,11 @@ function optionalString(
 }
 
 function parseStaticAddress(
-  text: string,
-  family: IpFamily,
+  address: { readonly text: string; readonly family: IpFamily },
   where: string,
   fail: (why: string) => never,
 ): StaticAddress {
+  const { text, family } = address;
   const parsed = parseAddressWithPrefix(text, family);
   if (!parsed.ok)
     return fail(`${where}${family === 4 ? 'ipv4_address' : 'ipv6_address'}: ${parsed.why}`);

@@ -228,7 +228,7 @@ describe('injected interleavings', () => {
       },
     });
     await expect(
-      claimAffineBlock(ctx, pending, host('a'), { cooldownSeconds: 0 }),
+      claimAffineBlock(ctx, pending, { owner: host('a'), cooldownSeconds: 0 }),
     ).rejects.toMatchObject({ code: 'UpdateConflict' });
     expect((await c.affinities())[0]!.state).toBe('pendingDeletion');
     // Re-claiming through the client (idempotent) confirms it again.
@@ -261,7 +261,8 @@ describe('injected interleavings', () => {
       },
     });
     await expect(
-      releaseBlockAffinity(c.context(), host('a'), '10.0.0.0/26', {
+      releaseBlockAffinity(c.context(), host('a'), {
+        cidr: '10.0.0.0/26',
         requireEmpty: false,
         cooldownSeconds: 0,
       }),

@@ -47,7 +47,7 @@ async function persistentVm(
 ): Promise<VmiInfo | undefined> {
   const owner = vmiOwnerOf(pod);
   if (owner === undefined) return undefined;
-  const vmi = await readVmiInfo(kube, pod, owner);
+  const vmi = await readVmiInfo(kube, pod, { owner });
   if (vmi === undefined) {
     throw internal(
       `failed to get VMI info: VirtualMachineInstance ${pod.namespace}/${owner.name} not found`,
@@ -71,8 +71,7 @@ async function persistentVm(
 async function reuseVmAddresses(
   ctx: CommandContext,
   vm: VmiInfo,
-  handleId: string,
-  attrs: Record<string, string>,
+  { handleId, attrs }: { readonly handleId: string; readonly attrs: Record<string, string> },
 ): Promise<IpamResult | undefined> {
   const ips = await vmHandleIps(ctx.client, handleId);
   const target = vm.migrationJobUid !== undefined;
@@ -185,7 +184,7 @@ export async function cmdAddK8s(ctx: CommandContext, kube: KubeApi): Promise<Ipa
       }),
       ...vmAttrs(vm),
     };
-    const reused = await reuseVmAddresses(adjusted, vm, handleId, attrs);
+    const reused = await reuseVmAddresses(adjusted, vm, { handleId, attrs });
     if (reused) return reused;
   }
   if (req.ipAddrs) return assignEach(adjusted, handleId, req.ipAddrs);

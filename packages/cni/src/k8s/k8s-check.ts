@@ -43,7 +43,7 @@ export async function cmdCheckK8s(ctx: CommandContext, kube: KubeApi): Promise<v
   }
   const owner = vmiOwnerOf(pod);
   if (owner !== undefined && (await vmAddressPersistence(ctx.client))) {
-    const vmi = await readVmiInfo(kube, pod, owner);
+    const vmi = await readVmiInfo(kube, pod, { owner });
     const handleId = vmHandleId(ctx.conf.name, ref.namespace, vmi?.name ?? owner.name);
     return cmdCheck({ ...ctx, workload: { handleId } });
   }

@@ -7,6 +7,7 @@ import { cmdDel } from '../cmd-del.js';
 import type { CommandContext } from '../command-context.js';
 import type { KubeApi } from './kube-reads.js';
 import { kubePaths, readMeta } from './kube-reads.js';
+import type { VmiInfo } from './kubevirt.js';
 import { mayBeVirtLauncher, vmHandleId, vmiOwnerOf } from './kubevirt.js';
 import { readVmiInfo, vmAddressPersistence, vmHandleIps } from './read-vmi.js';
 
@@ -21,8 +22,10 @@ const hasOwner = (attrs: Readonly<Record<string, string>> | undefined): boolean 
 async function vmGoing(
   ctx: CommandContext,
   kube: KubeApi,
-  vmi: Awaited<ReturnType<typeof readVmiInfo>>,
-  where: { namespace: string; name: string },
+  {
+    vmi,
+    where,
+  }: { readonly vmi: VmiInfo | undefined; readonly where: { namespace: string; name: string } },
 ): Promise<boolean> {
   if (vmi !== undefined) return vmi.deleting;
   const vm = await readMeta(kube, kubePaths.virtualMachine(where.namespace, where.name));
@@ -47,7 +50,7 @@ export async function cmdDelK8s(ctx: CommandContext, kube: KubeApi): Promise<voi
   const owner = pod && vmiOwnerOf(pod);
   if (pod === undefined || owner === undefined) return cmdDel(ctx);
   if (!(await vmAddressPersistence(ctx.client))) return cmdDel(ctx);
-  const vmi = await readVmiInfo(kube, pod, owner, { vmMayBeGone: true });
+  const vmi = await readVmiInfo(kube, pod, { owner, vmMayBeGone: true });
   const handleId = vmHandleId(ctx.conf.name, ref.namespace, vmi?.name ?? owner.name);
   const podOwner = { namespace: ref.namespace, name: ref.pod };
   const ips = await vmHandleIps(ctx.client, handleId);
@@ -80,7 +83,10 @@ export async function cmdDelK8s(ctx: CommandContext, kube: KubeApi): Promise<voi
       break;
     }
   }
-  const going = await vmGoing(ctx, kube, vmi, { namespace: ref.namespace, name: owner.name });
+  const going = await vmGoing(ctx, kube, {
+    vmi,
+    where: { namespace: ref.namespace, name: owner.name },
+  });
   if (!going || ownersLeft) {
     ctx.log.info(`${handleId} stays (VM being deleted: ${going}, owners left: ${ownersLeft})`);
     return;

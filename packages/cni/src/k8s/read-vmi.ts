@@ -42,9 +42,9 @@ export async function vmHandleIps(client: IpamClient, handleId: string): Promise
 export async function readVmiInfo(
   api: KubeApi,
   pod: KubeMeta,
-  owner: OwnerReference,
-  options: { readonly vmMayBeGone?: boolean } = {},
+  options: { readonly owner: OwnerReference; readonly vmMayBeGone?: boolean },
 ): Promise<VmiInfo | undefined> {
+  const { owner } = options;
   if (owner.name === '' || owner.uid === '') {
     throw internal(
       `pod ${pod.namespace}/${pod.name} has invalid VMI ownerReference: name=${JSON.stringify(owner.name)} uid=${JSON.stringify(owner.uid)}`,

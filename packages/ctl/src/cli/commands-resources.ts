@@ -87,7 +87,7 @@ function manifestCommand(action: ManifestAction): CommandSpec {
       if (!file) throw new CtlError('Usage', `${action} needs -f FILE`);
       const format = parseOutputFormat(str(f, 'output'), 'yaml');
       const items = parseManifests(await ctx.readInput(file), file === '-' ? 'stdin' : file);
-      return runManifests(await ctx.store(), action, items, format);
+      return runManifests(await ctx.store(), { action, items, format });
     },
   };
 }

@@ -218,14 +218,13 @@ const PAST: Record<ManifestAction, string> = {
  * `create|apply|replace|delete|get -f FILE`: runs the action on each manifest in order.
  * Pools and reservations are validated (against the stored pools and the file's earlier pools)
  * before anything is written. A later failure stops there: the error names the resource and how
- * many were done before it. `get` renders the resources (YAML by default).
+ * many were done before it. `get` renders the resources (`format`, YAML by default).
  */
 export async function runManifests(
   ctx: { ipam: IpamClient; datastore: Datastore },
-  action: ManifestAction,
-  items: readonly Manifest[],
-  format: OutputFormat = 'yaml',
+  run: { action: ManifestAction; items: readonly Manifest[]; format?: OutputFormat },
 ): Promise<{ text: string }> {
+  const { action, items, format = 'yaml' } = run;
   await precheck(ctx.ipam, action, items);
   const got: Record<string, unknown>[] = [];
   const counts = new Map<string, number>();

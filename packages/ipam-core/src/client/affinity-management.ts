@@ -9,6 +9,7 @@ import {
   getPendingAffinity,
   releaseBlockAffinity,
 } from './block-reader-writer.js';
+import type { ReleaseAffinityOptions } from './block-reader-writer.js';
 import { sequentialBlockWalk } from './block-walk.js';
 import type { AffinityConfig, IpamContext } from './ipam-context.js';
 import { loadConfig, loadPools } from './ipam-reads.js';
@@ -69,7 +70,10 @@ export async function claimAffinity(
     const won = await withCasRetry(async () => {
       const pending = await getPendingAffinity(ctx, a, block);
       try {
-        await claimAffineBlock(ctx, pending, a, { cooldownSeconds: config.ipCooldownSeconds });
+        await claimAffineBlock(ctx, pending, {
+          owner: a,
+          cooldownSeconds: config.ipCooldownSeconds,
+        });
         return true;
       } catch (e) {
         if (isIpamError(e, 'BlockClaimConflict')) return false;
@@ -85,13 +89,11 @@ export async function claimAffinity(
 async function releaseOne(
   ctx: IpamContext,
   a: AffinityConfig,
-  cidr: string,
-  requireEmpty: boolean,
-  cooldownSeconds: number,
+  options: ReleaseAffinityOptions,
 ): Promise<void> {
   await withCasRetry(async () => {
     try {
-      await releaseBlockAffinity(ctx, a, cidr, { requireEmpty, cooldownSeconds });
+      await releaseBlockAffinity(ctx, a, options);
     } catch (e) {
       if (!isIpamError(e, 'BlockClaimConflict', 'DoesNotExist')) throw e;
     }
@@ -101,19 +103,15 @@ async function releaseOne(
 /** Releases a host's affinity for every block of `cidr`; `BlockNotEmpty` stops it when `mustBeEmpty`. */
 export async function releaseAffinity(
   ctx: IpamContext,
-  cidr: string,
-  host: string,
-  options: { mustBeEmpty: boolean },
+  args: { cidr: string; host: string; mustBeEmpty: boolean },
 ): Promise<void> {
-  const { blocks } = await blocksOf(ctx, cidr);
+  const { blocks } = await blocksOf(ctx, args.cidr);
   const config = await loadConfig(ctx);
   for (const block of blocks) {
     await releaseOne(
       ctx,
-      { affinityType: 'host', host },
-      block,
-      options.mustBeEmpty,
-      config.ipCooldownSeconds,
+      { affinityType: 'host', host: args.host },
+      { cidr: block, requireEmpty: args.mustBeEmpty, cooldownSeconds: config.ipCooldownSeconds },
     );
   }
 }
@@ -138,7 +136,11 @@ export async function releaseHostAffinities(
     });
     for (const kv of items) {
       try {
-        await releaseOne(ctx, a, kv.key.cidr, options.mustBeEmpty, config.ipCooldownSeconds);
+        await releaseOne(ctx, a, {
+          cidr: kv.key.cidr,
+          requireEmpty: options.mustBeEmpty,
+          cooldownSeconds: config.ipCooldownSeconds,
+        });
       } catch (e) {
         last = e instanceof Error ? e : new Error(String(e));
       }
@@ -159,7 +161,8 @@ export async function releasePoolAffinities(ctx: IpamContext, poolCidr: string):
       const a = { affinityType: kv.key.affinityType, host: kv.key.host };
       await withCasRetry(async () => {
         try {
-          await releaseBlockAffinity(ctx, a, kv.key.cidr, {
+          await releaseBlockAffinity(ctx, a, {
+            cidr: kv.key.cidr,
             requireEmpty: false,
             cooldownSeconds: config.ipCooldownSeconds,
           });
@@ -192,9 +195,11 @@ export async function releaseBlockAffinityOf(
   await releaseOne(
     ctx,
     { affinityType: owner.type, host: owner.host },
-    blockCidr,
-    options.mustBeEmpty,
-    config.ipCooldownSeconds,
+    {
+      cidr: blockCidr,
+      requireEmpty: options.mustBeEmpty,
+      cooldownSeconds: config.ipCooldownSeconds,
+    },
   );
 }
 

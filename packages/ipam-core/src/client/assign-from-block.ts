@@ -44,13 +44,13 @@ export async function assignFromExistingBlock(
     });
     if (!counted.ok) return { kind: 'maxAllocReached' };
   }
-  await writeCountedBlock(
-    ctx,
-    loaded.kv,
+  await writeCountedBlock(ctx, {
+    kv: loaded.kv,
     block,
-    args.handleId === undefined
-      ? undefined
-      : { handleId: args.handleId, blockCidr, count: ips.length },
-  );
+    counted:
+      args.handleId === undefined
+        ? undefined
+        : { handleId: args.handleId, blockCidr, count: ips.length },
+  });
   return { kind: 'assigned', ips };
 }

@@ -71,7 +71,8 @@ export async function assignIp(ctx: IpamContext, args: AssignIpArgs): Promise<vo
     } catch (e) {
       if (!isIpamError(e, 'DoesNotExist')) throw e;
       const pending = await getPendingAffinity(ctx, affinity, blockCidr);
-      loaded = await claimAffineBlock(ctx, pending, affinity, {
+      loaded = await claimAffineBlock(ctx, pending, {
+        owner: affinity,
         cooldownSeconds: config.ipCooldownSeconds,
         ...(args.hostReservedAttr && { hostReserved: args.hostReservedAttr }),
       });
@@ -118,11 +119,11 @@ export async function assignIp(ctx: IpamContext, args: AssignIpArgs): Promise<vo
         );
       }
     }
-    await writeCountedBlock(
-      ctx,
-      loaded.kv,
-      next,
-      args.handleId === undefined ? undefined : { handleId: args.handleId, blockCidr, count: 1 },
-    );
+    await writeCountedBlock(ctx, {
+      kv: loaded.kv,
+      block: next,
+      counted:
+        args.handleId === undefined ? undefined : { handleId: args.handleId, blockCidr, count: 1 },
+    });
   });
 }

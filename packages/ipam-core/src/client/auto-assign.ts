@@ -64,12 +64,17 @@ interface Allocated {
   readonly done: boolean;
 }
 
+/** A block to allocate from, and what to allocate in it. */
+interface BlockJob {
+  readonly loaded: LoadedBlock;
+  readonly assign: AssignFromBlockArgs;
+}
+
 /** One allocation attempt on a loaded block. A capped handle (KubeVirt) gets its existing addresses back. */
 async function allocateOnce(
   ctx: IpamContext,
   req: VersionRequest,
-  loaded: LoadedBlock,
-  assign: AssignFromBlockArgs,
+  { loaded, assign }: BlockJob,
 ): Promise<Allocated> {
   const r = await assignFromExistingBlock(ctx, loaded, assign);
   if (r.kind === 'assigned') return { ips: r.ips, done: false };
@@ -94,13 +99,12 @@ async function allocateOnce(
 async function allocateFromBlock(
   ctx: IpamContext,
   req: VersionRequest,
-  first: LoadedBlock,
-  assign: AssignFromBlockArgs,
+  job: BlockJob,
 ): Promise<Allocated> {
   return withCasRetry(async (attempt) => {
-    const loaded =
-      attempt === 0 ? first : await queryBlock(ctx, first.block.cidr, req.config.ipCooldownSeconds);
-    return allocateOnce(ctx, req, loaded, assign);
+    if (attempt === 0) return allocateOnce(ctx, req, job);
+    const loaded = await queryBlock(ctx, job.loaded.block.cidr, req.config.ipCooldownSeconds);
+    return allocateOnce(ctx, req, { loaded, assign: job.assign });
   });
 }
 
@@ -113,16 +117,15 @@ async function allocateFromBlock(
 async function allocateFromHint(
   ctx: IpamContext,
   req: VersionRequest,
-  hinted: LoadedBlock,
-  assign: AssignFromBlockArgs,
+  hinted: BlockJob,
 ): Promise<Allocated | 'stale'> {
   try {
-    const r = await allocateOnce(ctx, req, hinted, assign);
+    const r = await allocateOnce(ctx, req, hinted);
     if (r.done || r.ips.length > 0) return r;
   } catch (e) {
     if (!isIpamError(e, 'UpdateConflict', 'DoesNotExist')) throw e;
   }
-  ctx.blockHints?.forget(hinted.block.cidr);
+  ctx.blockHints?.forget(hinted.loaded.block.cidr);
   return 'stale';
 }
 
@@ -177,7 +180,7 @@ export async function autoAssignVersion(
     if (owned >= maxBlocks) state.allowNewClaim = false;
     let found;
     try {
-      found = await findOrClaimBlock(ctx, state, config, 1);
+      found = await findOrClaimBlock(ctx, state, { config, minFree: 1 });
     } catch (e) {
       if (e instanceof NoFreeBlocksError) {
         if (config.strictAffinity)
@@ -197,10 +200,13 @@ export async function autoAssignVersion(
     }
     if (found.newlyClaimed) owned++;
     try {
-      const args = assign(req.num - out.ips.length, config.strictAffinity);
+      const job = {
+        loaded: found,
+        assign: assign(req.num - out.ips.length, config.strictAffinity),
+      };
       const r = found.hintFor
-        ? await allocateFromHint(ctx, req, found, args)
-        : await allocateFromBlock(ctx, req, found, args);
+        ? await allocateFromHint(ctx, req, job)
+        : await allocateFromBlock(ctx, req, job);
       if (r === 'stale') {
         // The hint is gone now: the affinity's next turn reads the block.
         state.remainingAffineBlocks.unshift(found.hintFor!);
@@ -215,7 +221,12 @@ export async function autoAssignVersion(
   }
 
   if (!config.strictAffinity && out.ips.length < req.num) {
-    await borrow(ctx, req, affinity, prepared.pools, (n) => assign(n, false), out);
+    await borrow(ctx, req, {
+      affinity,
+      pools: prepared.pools,
+      assign: (n) => assign(n, false),
+      out,
+    });
   }
   return out.result();
 }
@@ -224,11 +235,14 @@ export async function autoAssignVersion(
 async function borrow(
   ctx: IpamContext,
   req: VersionRequest,
-  affinity: AffinityConfig,
-  pools: readonly IPPool[],
-  assign: (num: number) => AssignFromBlockArgs,
-  out: Collected,
+  from: {
+    readonly affinity: AffinityConfig;
+    readonly pools: readonly IPPool[];
+    readonly assign: (num: number) => AssignFromBlockArgs;
+    readonly out: Collected;
+  },
 ): Promise<void> {
+  const { affinity, pools, assign, out } = from;
   const { items } = await ctx.ds.list({ kind: 'IPAMBlock', ipVersion: req.version });
   const existing = items.map((kv) => kv.key.cidr);
   const exhausted: string[] = [];
@@ -253,7 +267,10 @@ async function borrow(
         continue;
       }
       try {
-        const r = await allocateFromBlock(ctx, req, loaded, assign(req.num - out.ips.length));
+        const r = await allocateFromBlock(ctx, req, {
+          loaded,
+          assign: assign(req.num - out.ips.length),
+        });
         out.ips.push(...r.ips);
         if (r.done) return; // a capped handle got its existing addresses back
       } catch (e) {

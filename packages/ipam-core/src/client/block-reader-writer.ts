@@ -149,8 +149,9 @@ async function confirmAffinity(
   }
 }
 
-/** Options for creating a block during a claim. */
+/** What a claim needs: whose affinity it is, and how to create the block. */
 export interface ClaimOptions {
+  readonly owner: AffinityConfig;
   readonly hostReserved?: HostReservedAttr;
   readonly cooldownSeconds: number;
 }
@@ -163,11 +164,10 @@ export interface ClaimOptions {
 export async function claimAffineBlock(
   ctx: IpamContext,
   aff: KVPair<'BlockAffinity'>,
-  a: AffinityConfig,
   options: ClaimOptions,
 ): Promise<LoadedBlock> {
   const cidr = aff.key.cidr;
-  const affinity = affinityString(a.affinityType, a.host);
+  const affinity = affinityString(options.owner.affinityType, options.owner.host);
   const block = newBlock({
     cidr,
     sequenceNumber: initialSequenceNumber(ctx.clock, ctx.random),
@@ -206,16 +206,16 @@ export async function claimAffineBlock(
 export async function getBlockFromAffinity(
   ctx: IpamContext,
   aff: KVPair<'BlockAffinity'>,
-  a: AffinityConfig,
   options: ClaimOptions,
 ): Promise<LoadedBlock> {
+  const a = options.owner;
   let loaded: LoadedBlock;
   try {
     loaded = await queryBlock(ctx, aff.key.cidr, options.cooldownSeconds);
   } catch (e) {
     if (!isIpamError(e, 'DoesNotExist')) throw e;
     const pending = await setAffinityState(ctx, aff, 'pending');
-    return claimAffineBlock(ctx, pending, a, options);
+    return claimAffineBlock(ctx, pending, options);
   }
   if (loaded.block.affinity !== affinityString(a.affinityType, a.host)) {
     await deleteAffinity(ctx, aff);
@@ -232,8 +232,9 @@ export async function getBlockFromAffinity(
   return loaded;
 }
 
-/** Options for {@link releaseBlockAffinity}. */
+/** What {@link releaseBlockAffinity} releases, and on which conditions. */
 export interface ReleaseAffinityOptions {
+  readonly cidr: string;
   readonly requireEmpty: boolean;
   /** Release only if the block is still at this sequence number (reclaim). */
   readonly requiredSequenceNumber?: bigint;
@@ -250,9 +251,9 @@ export interface ReleaseAffinityOptions {
 export async function releaseBlockAffinity(
   ctx: IpamContext,
   a: AffinityConfig,
-  cidr: string,
   options: ReleaseAffinityOptions,
 ): Promise<void> {
+  const { cidr } = options;
   if (!a.host)
     throw new IpamError('InvalidArgument', 'Hostname must be specified to release block affinity');
   const aff = await ctx.ds.get(affinityKey(a, cidr));

@@ -63,8 +63,7 @@ export async function ensureBlock(
           reservations,
           hostReserved,
         },
-        config,
-        0,
+        { config, minFree: 0 },
       );
       out[version === 4 ? 'v4' : 'v6'] = found.block.cidr;
     } catch (e) {

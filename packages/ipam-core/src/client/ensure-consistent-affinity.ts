@@ -34,10 +34,15 @@ export async function ensureConsistentAffinity(
   if (!pool || selectsNode(pool, labels)) return;
   await withCasRetry(async () => {
     try {
-      await releaseBlockAffinity(ctx, { affinityType: 'host', host: owner.host }, block.cidr, {
-        requireEmpty: true,
-        cooldownSeconds,
-      });
+      await releaseBlockAffinity(
+        ctx,
+        { affinityType: 'host', host: owner.host },
+        {
+          cidr: block.cidr,
+          requireEmpty: true,
+          cooldownSeconds,
+        },
+      );
     } catch (e) {
       if (!isIpamError(e, 'BlockClaimConflict', 'BlockNotEmpty', 'DoesNotExist')) throw e;
     }

@@ -41,6 +41,12 @@ export interface FoundBlock extends LoadedBlock {
   readonly hintFor?: KVPair<'BlockAffinity'>;
 }
 
+/** What {@link findOrClaimBlock} looks for: a block with `minFree` free addresses, under `config`. */
+export interface FindBlockOptions {
+  readonly config: IpamConfig;
+  readonly minFree: number;
+}
+
 /**
  * The next block with at least `minFree` free addresses: first the host's remaining affine blocks
  * (each tried once; a missing block is re-created), then a newly claimed one. Throws `BlockLimit`
@@ -50,10 +56,11 @@ export interface FoundBlock extends LoadedBlock {
 export async function findOrClaimBlock(
   ctx: IpamContext,
   state: BlockAssignState,
-  config: IpamConfig,
-  minFree: number,
+  options: FindBlockOptions,
 ): Promise<FoundBlock> {
+  const { config, minFree } = options;
   const claimOptions = {
+    owner: state.affinity,
     cooldownSeconds: config.ipCooldownSeconds,
     ...(state.hostReserved && { hostReserved: state.hostReserved }),
   };
@@ -61,13 +68,15 @@ export async function findOrClaimBlock(
     const listed = state.remainingAffineBlocks.shift()!;
     const cidr = listed.key.cidr;
     if (state.reservations.matchesWholeCidr(parseCidr(cidr))) continue;
-    const hinted = state.useBlockHints && usableHint(ctx, state, listed, claimOptions, minFree);
+    const hinted =
+      state.useBlockHints &&
+      usableHint(ctx, state, { listed, cooldownSeconds: config.ipCooldownSeconds, minFree });
     if (hinted) return { ...hinted, newlyClaimed: false, hintFor: listed };
     let found: LoadedBlock | undefined;
     try {
       found = await withCasRetry(async (attempt) => {
         const aff = attempt === 0 ? listed : await ctx.ds.get(affinityKey(state.affinity, cidr));
-        return getBlockFromAffinity(ctx, aff, state.affinity, claimOptions);
+        return getBlockFromAffinity(ctx, aff, claimOptions);
       });
     } catch (e) {
       if (!(e instanceof IpamError)) throw e;
@@ -93,7 +102,7 @@ export async function findOrClaimBlock(
       claimed = await withCasRetry(async () => {
         const pending = await getPendingAffinity(ctx, state.affinity, subnet);
         try {
-          return await getBlockFromAffinity(ctx, pending, state.affinity, claimOptions);
+          return await getBlockFromAffinity(ctx, pending, claimOptions);
         } catch (e) {
           // Lost the block to another host: try another subnet, not the same one again.
           if (isIpamError(e, 'BlockClaimConflict', 'StaleAffinity')) throw new ClaimLost();
@@ -123,12 +132,11 @@ class ClaimLost extends Error {}
 function usableHint(
   ctx: IpamContext,
   state: BlockAssignState,
-  listed: KVPair<'BlockAffinity'>,
-  options: { cooldownSeconds: number },
-  minFree: number,
+  hint: { listed: KVPair<'BlockAffinity'>; cooldownSeconds: number; minFree: number },
 ): LoadedBlock | undefined {
+  const { listed, minFree } = hint;
   if (listed.value.state !== 'confirmed') return undefined;
-  const hinted = hintedBlock(ctx, listed.key.cidr, options.cooldownSeconds);
+  const hinted = hintedBlock(ctx, listed.key.cidr, hint.cooldownSeconds);
   if (!hinted) return undefined;
   if (hinted.block.affinity !== affinityString(state.affinity.affinityType, state.affinity.host))
     return undefined;

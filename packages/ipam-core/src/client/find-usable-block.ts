@@ -88,7 +88,8 @@ export async function findUsableBlock(
   for (const c of candidates) {
     if (ctx.clock.now() - c.claimTimeMs < EMPTY_BLOCK_MIN_RECLAIM_AGE_MS) continue;
     try {
-      await releaseBlockAffinity(ctx, c.owner, c.cidr, {
+      await releaseBlockAffinity(ctx, c.owner, {
+        cidr: c.cidr,
         requireEmpty: true,
         requiredSequenceNumber: c.sequenceNumber,
         cooldownSeconds: args.config.ipCooldownSeconds,

@@ -287,11 +287,13 @@ export function createIpamClient(options: IpamClientOptions): IpamClient {
     releaseByHandle: (h) => releaseByHandle(ctx, h, blockLocks),
     ipsByHandle: async (h) => ipsByHandle(ctx, h, (await loadConfig(ctx)).ipCooldownSeconds),
     getAssignmentAttributes: (ip) => getAssignmentAttributes(ctx, ip),
+    // eslint-disable-next-line @typescript-eslint/max-params -- the signature is fixed by DESIGN.md (Calico's SetOwnerAttributes)
     setOwnerAttributes: (ip, handleId, updates, preconditions) =>
       setOwnerAttributes(ctx, { ip, handleId, updates, ...(preconditions && { preconditions }) }),
     moveIpToHandle: (a) => moveIpToHandle(ctx, a),
     claimAffinity: (cidr, a) => claimAffinity(ctx, cidr, a),
-    releaseAffinity: (cidr, host, o) => releaseAffinity(ctx, cidr, host, o),
+    releaseAffinity: (cidr, host, o) =>
+      releaseAffinity(ctx, { cidr, host, mustBeEmpty: o.mustBeEmpty }),
     releaseHostAffinities: (a, o) => releaseHostAffinities(ctx, a, o),
     releasePoolAffinities: (cidr) => releasePoolAffinities(ctx, cidr),
     releaseBlockAffinity: (cidr, o) => releaseBlockAffinityOf(ctx, cidr, o),

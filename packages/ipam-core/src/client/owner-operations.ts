@@ -96,7 +96,7 @@ export async function moveIpToHandle(
     const next = moveIpToHandleInBlock(loaded.block, args);
     const counted = { handleId: args.newHandleId, blockCidr: cidr, count: 1 };
     await incrementHandle(ctx, counted);
-    await writeCountedBlock(ctx, loaded.kv, next, counted);
+    await writeCountedBlock(ctx, { kv: loaded.kv, block: next, counted });
   });
   await decrementHandle(ctx, { handleId: args.handleId, blockCidr: cidr, count: 1 });
 }

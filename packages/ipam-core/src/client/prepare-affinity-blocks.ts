@@ -117,7 +117,8 @@ export async function prepareAffinityBlocksForHost(
     if (!pool || selectsNode(pool, labels)) continue;
     await withCasRetry(async () => {
       try {
-        await releaseBlockAffinity(ctx, args.affinity, cidr, {
+        await releaseBlockAffinity(ctx, args.affinity, {
+          cidr,
           requireEmpty: true,
           cooldownSeconds: args.config.ipCooldownSeconds,
         });

@@ -89,7 +89,7 @@ export async function releaseIps(
       const [cidr, opts] = next;
       try {
         const unallocated = await blockLocks.run(cidr, () =>
-          releaseFromOneBlock(ctx, cidr, opts, config.ipCooldownSeconds),
+          releaseFromOneBlock(ctx, { cidr, opts, cooldownSeconds: config.ipCooldownSeconds }),
         );
         result.unallocated.push(...unallocated);
         result.released.push(...opts);
@@ -111,12 +111,15 @@ export async function releaseIps(
   return result;
 }
 
-async function releaseFromOneBlock(
-  ctx: IpamContext,
-  cidr: string,
-  opts: readonly ReleaseOptions[],
-  cooldownSeconds: number,
-): Promise<string[]> {
+/** One block's share of a release: its CIDR and the addresses in it. */
+interface BlockRelease {
+  readonly cidr: string;
+  readonly opts: readonly ReleaseOptions[];
+  readonly cooldownSeconds: number;
+}
+
+async function releaseFromOneBlock(ctx: IpamContext, batch: BlockRelease): Promise<string[]> {
+  const { cidr, opts, cooldownSeconds } = batch;
   const done = await withCasRetry(async () => {
     let loaded;
     try {

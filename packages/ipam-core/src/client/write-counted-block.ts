@@ -21,10 +21,16 @@ export interface CountedAhead {
  */
 export async function writeCountedBlock(
   ctx: IpamContext,
-  kv: KVPair<'IPAMBlock'>,
-  block: AllocationBlock,
-  counted: CountedAhead | undefined,
+  write: {
+    /** The block as read. */
+    readonly kv: KVPair<'IPAMBlock'>;
+    /** Its new value. */
+    readonly block: AllocationBlock;
+    /** The handle count taken ahead, if any. */
+    readonly counted: CountedAhead | undefined;
+  },
 ): Promise<KVPair<'IPAMBlock'>> {
+  const { kv, block, counted } = write;
   try {
     return await updateBlock(ctx, kv, block);
   } catch (e) {

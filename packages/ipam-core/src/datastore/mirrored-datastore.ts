@@ -152,7 +152,8 @@ export function createMirroredDatastore(
       const current = new Watches();
       watches = current;
       status = 'synced';
-      for (const [i, o] of lists.entries()) void follow(gen, o, results[i]!.revision, current);
+      for (const [i, o] of lists.entries())
+        void follow(gen, { list: o, revision: results[i]!.revision, current });
     } catch (e) {
       fallBack(gen, e);
     }
@@ -161,10 +162,9 @@ export function createMirroredDatastore(
   /** Applies one kind's watch until it fails or ends; then falls back and re-syncs. Never rejects. */
   async function follow(
     gen: number,
-    list: ListOptions,
-    revision: string,
-    current: Watches,
+    from: { list: ListOptions; revision: string; current: Watches },
   ): Promise<void> {
+    const { list, revision, current } = from;
     let error: unknown;
     try {
       const stream = inner.watch(list, { revision });

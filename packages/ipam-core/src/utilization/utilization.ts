@@ -53,12 +53,18 @@ function reservedCidrs(reservations: readonly IPReservation[]): Cidr[] {
   return parseReservedCidrs(reservations.flatMap((r) => r.spec.reservedCIDRs)).cidrs;
 }
 
+/** The reserved CIDRs, and the same as a filter. */
+interface Reserved {
+  readonly cidrs: readonly Cidr[];
+  readonly filter: AddressFilter;
+}
+
 function blockUtilization(
   block: AllocationBlock,
   cidr: Cidr,
-  reservations: readonly Cidr[],
-  filter: AddressFilter,
+  reserved: Reserved,
 ): { row: BlockUtilization; inUse: bigint; available: bigint } {
+  const { filter } = reserved;
   const capacity = cidrSize(cidr);
   const inUse = capacity - BigInt(block.unallocated.length);
   let available: bigint;
@@ -73,7 +79,7 @@ function blockUtilization(
     cidr: formatCidr(cidr),
     capacity: toCount(capacity),
     inUse: toCount(inUse),
-    reserved: toCount(reservedInCidr(cidr, reservations)),
+    reserved: toCount(reservedInCidr(cidr, reserved.cidrs)),
     available: toCount(available),
   };
   return { row, inUse, available };
@@ -121,11 +127,11 @@ export function computeUtilization(input: UtilizationInput): PoolUtilization[] {
   }
   const reservations = reservedCidrs(input.reservations);
   const filter = createAddressFilter(reservations);
+  const reserved = { cidrs: reservations, filter };
   for (const block of input.blocks) {
     const cidr = tryParsePoolCidr(block.cidr);
     const slot = cidr && attributeBlockToPool(cidr, slots);
-    if (cidr && slot)
-      slot.blocks.push({ cidr, ...blockUtilization(block, cidr, reservations, filter) });
+    if (cidr && slot) slot.blocks.push({ cidr, ...blockUtilization(block, cidr, reserved) });
   }
   return slots.map((slot) => {
     const blocks = slot.blocks.map((b) => b.row);
