@@ -123,10 +123,6 @@ export default tseslint.config(
       'packages/testkit/**',
       '**/bench/**',
       'tools/bench/**',
-      // TEMPORARY, for the lead to remove: kube-controllers was being changed on another branch
-      // when the rule landed; its violations are fixed after that branch merges.
-      'packages/kube-controllers/**',
-      'apps/kube-controllers/**',
     ],
     rules: { '@typescript-eslint/max-params': ['error', { max: 3 }] },
   },

@@ -97,7 +97,12 @@ export async function runGcPass(ctx: GcPassContext): Promise<GcPassReport> {
   const { state, settings, ports, nowMs, backoff } = ctx;
   const log = ports.logger;
   let errors = 0;
-  const fail = (operation: GcOperation, item: string, e: unknown, fields = {}): void => {
+  const fail = (
+    what: { readonly operation: GcOperation; readonly item: string },
+    e: unknown,
+    fields = {},
+  ): void => {
+    const { operation, item } = what;
     errors++;
     ctx.observer?.error?.(operation);
     const delay = backoff.failed(item, nowMs);
@@ -263,7 +268,9 @@ export async function runGcPass(ctx: GcPassContext): Promise<GcPassReport> {
             },
           );
         } else {
-          fail('release-leaks', `block:${batch.blockCidr}`, e, { block: batch.blockCidr });
+          fail({ operation: 'release-leaks', item: `block:${batch.blockCidr}` }, e, {
+            block: batch.blockCidr,
+          });
         }
       }
     }
@@ -291,7 +298,7 @@ export async function runGcPass(ctx: GcPassContext): Promise<GcPassReport> {
     } catch (e) {
       // A stale view (changed or deleted since): the watch delivers the fresh block.
       if (!isIpamError(e, 'UpdateConflict', 'DoesNotExist'))
-        fail('cold-ip-gc', `cold:${cidr}`, e, { block: cidr });
+        fail({ operation: 'cold-ip-gc', item: `cold:${cidr}` }, e, { block: cidr });
     }
   }
   for (const earliest of state.coldBlocks.values())
@@ -320,7 +327,7 @@ export async function runGcPass(ctx: GcPassContext): Promise<GcPassReport> {
     } catch (e) {
       if (isIpamError(e, 'BlockNotEmpty')) state.emptySince.delete(r.cidr);
       else if (!isIpamError(e, 'DoesNotExist'))
-        fail('release-empty-block', `empty:${r.cidr}`, e, { block: r.cidr });
+        fail({ operation: 'release-empty-block', item: `empty:${r.cidr}` }, e, { block: r.cidr });
     }
   }
   if (grace !== null && grace > 0)
@@ -365,7 +372,7 @@ export async function runGcPass(ctx: GcPassContext): Promise<GcPassReport> {
           retryInMs: delay,
           error: errorText(e),
         });
-      } else fail('release-node', `node:${node}`, e, { node });
+      } else fail({ operation: 'release-node', item: `node:${node}` }, e, { node });
     }
   }
 
@@ -408,7 +415,10 @@ export async function runGcPass(ctx: GcPassContext): Promise<GcPassReport> {
       if (isIpamError(e, 'UpdateConflict'))
         h.orphanSinceMs = null; // changed since: observe again
       else if (isIpamError(e, 'DoesNotExist')) state.deleteHandle(d.key.handleId);
-      else fail('delete-handle', `handle:${d.key.handleId}`, e, { handle: d.handleId });
+      else
+        fail({ operation: 'delete-handle', item: `handle:${d.key.handleId}` }, e, {
+          handle: d.handleId,
+        });
     }
   }
   if (grace !== null && grace > 0) {
@@ -468,7 +478,7 @@ export async function runGcPass(ctx: GcPassContext): Promise<GcPassReport> {
       }
       return 'release';
     } catch (e) {
-      fail('revalidate', `block:${t.blockCidr}`, e, { ip: t.ip });
+      fail({ operation: 'revalidate', item: `block:${t.blockCidr}` }, e, { ip: t.ip });
       return 'error';
     }
   }

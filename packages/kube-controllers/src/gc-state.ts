@@ -102,7 +102,7 @@ const sameAttrs = (
   return ka.length === Object.keys(b).length && ka.every((k) => a[k] === b[k]);
 };
 
-function addTo<K, V>(map: Map<K, Map<string, V>>, key: K, id: string, value: V): void {
+function addTo<K, V>(map: Map<K, Map<string, V>>, key: K, [id, value]: readonly [string, V]): void {
   let inner = map.get(key);
   if (!inner) map.set(key, (inner = new Map<string, V>()));
   inner.set(id, value);
@@ -215,10 +215,10 @@ export class GcState {
       };
       this.allocations.set(id, tracked);
       if (tracked.node !== undefined) {
-        addTo(this.allocationsByNode, tracked.node, id, tracked);
+        addTo(this.allocationsByNode, tracked.node, [id, tracked]);
         this.dirtyNodes.add(tracked.node);
       }
-      addTo(this.allocationsByHandle, handle, id, tracked);
+      addTo(this.allocationsByHandle, handle, [id, tracked]);
       next.set(id, tracked);
     }
     if (old) for (const [id, t] of old) if (!next.has(id)) this.dropAllocation(t);
@@ -413,7 +413,7 @@ export class GcState {
     }
     t.node = node;
     if (node !== undefined) {
-      addTo(this.allocationsByNode, node, t.id, t);
+      addTo(this.allocationsByNode, node, [t.id, t]);
       this.dirtyNodes.add(node);
     }
   }

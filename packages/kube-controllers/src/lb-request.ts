@@ -66,9 +66,8 @@ function canonicalIp(text: string, where: string): string {
 }
 
 function resolvePools(
-  text: string,
+  { annotation, text }: { readonly annotation: string; readonly text: string },
   family: IpFamily,
-  annotation: string,
   pools: readonly LbPool[],
 ): string[] {
   return jsonStrings(text, annotation).map((id) => {
@@ -135,7 +134,7 @@ export function parseLoadBalancerRequest(
     ] as const) {
       const text = a[annotation] ?? '';
       if (text === '') continue;
-      const resolved = resolvePools(text, family, annotation, pools);
+      const resolved = resolvePools({ annotation, text }, family, pools);
       if (resolved.length > 0) requestedPools[family] = resolved;
       const ip = specific[family];
       if (ip !== undefined && resolved.length > 0) {

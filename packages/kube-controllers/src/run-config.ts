@@ -190,21 +190,20 @@ export function resolveRunConfig(
   const pick = <T>(
     s: Setting,
     parse: (text: string) => T,
-    fromResource: (() => T | undefined) | undefined,
-    dflt: T,
+    fallback: { readonly fromResource?: (() => T | undefined) | undefined; readonly otherwise: T },
   ): T => {
     const given = args.values[s];
     if (given) {
       sources[s] = given.source;
       return parse(given.value);
     }
-    const r = fromResource?.();
+    const r = fallback.fromResource?.();
     if (r !== undefined) {
       sources[s] = 'resource';
       return r;
     }
     sources[s] = 'default';
-    return dflt;
+    return fallback.otherwise;
   };
   const spec = resource?.spec;
   const rname = resource ? `KubeControllersConfiguration ${resource.name}` : '';
@@ -220,18 +219,24 @@ export function resolveRunConfig(
   const leakGracePeriodMs = pick<number | null>(
     'leakGracePeriod',
     (t) => duration('leakGracePeriod', t),
-    spec
-      ? () => {
-          const g = node?.leakGracePeriod;
-          if (g === undefined || g === null) return node ? null : undefined;
-          if (typeof g !== 'string')
-            throw new RunConfigError(
-              `${rname}: spec.controllers.node.leakGracePeriod must be a duration string`,
+    {
+      fromResource: spec
+        ? () => {
+            const g = node?.leakGracePeriod;
+            if (g === undefined || g === null) return node ? null : undefined;
+            if (typeof g !== 'string')
+              throw new RunConfigError(
+                `${rname}: spec.controllers.node.leakGracePeriod must be a duration string`,
+              );
+            return duration(
+              'leakGracePeriod',
+              g,
+              `${rname}: spec.controllers.node.leakGracePeriod`,
             );
-          return duration('leakGracePeriod', g, `${rname}: spec.controllers.node.leakGracePeriod`);
-        }
-      : undefined,
-    DEFAULT_LEAK_GRACE_PERIOD_MS,
+          }
+        : undefined,
+      otherwise: DEFAULT_LEAK_GRACE_PERIOD_MS,
+    },
   );
   const maxReleasesPerPass = pick(
     'maxReleasesPerPass',
@@ -244,13 +249,10 @@ export function resolveRunConfig(
       }
       return n;
     },
-    undefined,
-    10_000,
+    { otherwise: 10_000 },
   );
-  const metricsListen = pick(
-    'metricsListen',
-    (t) => parseListen(t, where('metricsListen')),
-    spec
+  const metricsListen = pick('metricsListen', (t) => parseListen(t, where('metricsListen')), {
+    fromResource: spec
       ? () => {
           const p = spec.prometheusMetricsPort;
           if (p === undefined || p === null || p === 0) return undefined;
@@ -262,8 +264,8 @@ export function resolveRunConfig(
           return { host: '0.0.0.0', port: p };
         }
       : undefined,
-    { host: '0.0.0.0', port: DEFAULT_METRICS_PORT },
-  );
+    otherwise: { host: '0.0.0.0', port: DEFAULT_METRICS_PORT },
+  });
   const logLevel = pick<LogLevel>(
     'logLevel',
     (t) => {
@@ -274,19 +276,21 @@ export function resolveRunConfig(
         );
       return l;
     },
-    spec
-      ? () => {
-          const s = spec.logSeverityScreen;
-          if (s === undefined || s === null) return undefined;
-          const l = typeof s === 'string' ? LOG_SEVERITY[s] : undefined;
-          if (!l)
-            throw new RunConfigError(
-              `${rname}: spec.logSeverityScreen: unknown severity ${JSON.stringify(s)}`,
-            );
-          return l;
-        }
-      : undefined,
-    'info',
+    {
+      fromResource: spec
+        ? () => {
+            const s = spec.logSeverityScreen;
+            if (s === undefined || s === null) return undefined;
+            const l = typeof s === 'string' ? LOG_SEVERITY[s] : undefined;
+            if (!l)
+              throw new RunConfigError(
+                `${rname}: spec.logSeverityScreen: unknown severity ${JSON.stringify(s)}`,
+              );
+            return l;
+          }
+        : undefined,
+      otherwise: 'info',
+    },
   );
   const name = (s: Setting, dflt: string): string =>
     pick(
@@ -299,22 +303,17 @@ export function resolveRunConfig(
         }
         return t;
       },
-      undefined,
-      dflt,
+      { otherwise: dflt },
     );
-  const leaseDurationMs = pick(
-    'leaseDuration',
-    (t) => duration('leaseDuration', t),
-    undefined,
-    15_000,
-  );
-  const renewDeadlineMs = pick(
-    'renewDeadline',
-    (t) => duration('renewDeadline', t),
-    undefined,
-    10_000,
-  );
-  const retryPeriodMs = pick('retryPeriod', (t) => duration('retryPeriod', t), undefined, 2_000);
+  const leaseDurationMs = pick('leaseDuration', (t) => duration('leaseDuration', t), {
+    otherwise: 15_000,
+  });
+  const renewDeadlineMs = pick('renewDeadline', (t) => duration('renewDeadline', t), {
+    otherwise: 10_000,
+  });
+  const retryPeriodMs = pick('retryPeriod', (t) => duration('retryPeriod', t), {
+    otherwise: 2_000,
+  });
   if (!(
     leaseDurationMs > renewDeadlineMs &&
     renewDeadlineMs > retryPeriodMs &&
@@ -339,8 +338,7 @@ export function resolveRunConfig(
         );
       return t;
     },
-    spec ? () => (lbResource ? 'on' : 'off') : undefined,
-    'auto',
+    { fromResource: spec ? () => (lbResource ? 'on' : 'off') : undefined, otherwise: 'auto' },
   );
   const loadBalancerAssignIps = pick<AssignIpsMode>(
     'loadBalancerAssignIps',
@@ -351,8 +349,7 @@ export function resolveRunConfig(
         );
       return t;
     },
-    lbResource ? () => lbResource.assignIps : undefined,
-    'AllServices',
+    { fromResource: lbResource ? () => lbResource.assignIps : undefined, otherwise: 'AllServices' },
   );
   return {
     kubeconfig: args.kubeconfig,

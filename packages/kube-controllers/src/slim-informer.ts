@@ -53,6 +53,8 @@ export function startSlimInformer<T extends Slim>(
 ): SlimInformer<T> {
   const watch = new Watch(options.config);
   const slimWatch = {
+    // client-node's Watch.watch, whose signature is not ours to choose.
+    // eslint-disable-next-line @typescript-eslint/max-params
     watch: (
       path: string,
       params: Record<string, string | number | boolean | undefined>,
