@@ -18,7 +18,7 @@
 //    the same flags (docs/cni.md, "Start-up cost").
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, readFileSync, rmSync } from 'node:fs';
 import { builtinModules, createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { brotliCompressSync } from 'node:zlib';
@@ -187,6 +187,9 @@ assertNoGrpc(
   }),
   snapshotEntry,
 );
+// The node agent's Perl client, which the install lays down beside the bundle (docs/node-agent.md).
+copyFileSync('src/agent-client.pl', 'dist/netledger-ipam-agent.pl');
+
 rmSync(snapshotBlob, { force: true });
 execFileSync(
   process.execPath,
