@@ -86,8 +86,12 @@ export async function startAgentServer(o: AgentServerOptions): Promise<AgentServ
     const started = performance.now();
     const client = String(req.headers['user-agent'] ?? 'unknown').slice(0, 64);
     let command = 'unknown';
-    const done = (outcome: RequestOutcome): void =>
-      o.onRequest({ command, client, outcome }, performance.now() - started);
+    const done = (outcome: RequestOutcome, exit?: number, why?: string): void => {
+      const ms = performance.now() - started;
+      const detail = exit !== undefined ? ` (exit ${exit})` : why !== undefined ? ` (${why})` : '';
+      o.log.debug(`${command} from ${client}: ${outcome}${detail} in ${ms.toFixed(1)} ms`);
+      o.onRequest({ command, client, outcome }, ms);
+    };
     const body = await readBody(req, res);
     if (body === undefined) return done('refused');
     let request: AgentRequest;
@@ -104,16 +108,15 @@ export async function startAgentServer(o: AgentServerOptions): Promise<AgentServ
     });
     const result = await o.serve(request, gone.signal);
     if (result.kind === 'fallback') {
-      o.log.debug(`${command} sent back: ${result.reason}`);
       text(res, FALLBACK_STATUS, `${result.reason}\n`, {
         [FALLBACK_HEADER]: result.reason.replace(/[^\x20-\x7e]/g, '?'),
       });
-      return done('fallback');
+      return done('fallback', undefined, result.reason);
     }
     const { headers, body: answer } = answerResponse(result.output);
     res.writeHead(200, headers);
     res.end(answer);
-    done(result.redone ? 'redone' : 'answered');
+    done(result.redone ? 'redone' : 'answered', result.output.exitCode);
   }
 
   function route(req: IncomingMessage, res: ServerResponse): void {
