@@ -3,7 +3,7 @@
 // can use, malformed requests refused, requests for another node sent back, and what a SIGTERM or
 // a kill -9 in the middle of a burst of ADDs does (nothing lost, nothing doubled).
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { dirname, join } from 'node:path';
 import { acquireHostLock, silentLogger } from '@netledger/cni';
@@ -199,6 +199,88 @@ describe('netledger-node on the file store', () => {
     // The two bad bodies and the one too large; the rest never reached the CNI path.
     expect(served(requests, { command: 'unknown', client: 'unknown', outcome: 'refused' })).toBe(3);
   });
+
+  it('with no agent, the plugin runs in-process: no socket at all, or a dead agent’s socket left behind', async () => {
+    rmSync(socket, { force: true }); // an earlier test's kill -9 left it
+    const none = await runCni({
+      plugin: perlPlugin,
+      command: 'ADD',
+      containerId: 'absent-1',
+      conf: conf(),
+    });
+    expect(none.status, none.stdout).toBe(0);
+    // A socket file nobody listens on (the agent was killed and left it): connect is refused.
+    const a = await start();
+    await a.stop('SIGKILL');
+    expect(statSync(socket).isSocket()).toBe(true);
+    for (const plugin of [perlPlugin, nodePlugin]) {
+      const r = await runCni({ plugin, command: 'ADD', containerId: 'absent-2', conf: conf() });
+      expect(r.status, r.stdout).toBe(0);
+    }
+    const held = await allocations(store);
+    expect(held.get('agentnet.absent-1')).toEqual([addressOf(none)]);
+    expect(held.get('agentnet.absent-2')).toHaveLength(1);
+    expect(held.get('agentnet.absent-1')).not.toEqual(held.get('agentnet.absent-2'));
+    // The next agent takes the stale socket over.
+    const b = await start();
+    const del = await runCni({
+      plugin: perlPlugin,
+      command: 'DEL',
+      containerId: 'absent-2',
+      conf: conf(),
+    });
+    expect(del.status, del.stdout).toBe(0);
+    expect(
+      served((await b.status()).requests, {
+        command: 'DEL',
+        client: 'netledger-ipam-perl',
+        outcome: 'answered',
+      }),
+    ).toBe(1);
+    expect((await allocations(store)).has('agentnet.absent-2')).toBe(false);
+  });
+
+  it('serialises with the host lock: an ADD waits while the lock is held, and agent and in-process ADDs interleave without sharing an address', async () => {
+    const a = await start();
+    const held = await acquireHostLock({ path: lockFile, timeoutMs: 10_000, log: silentLogger });
+    let released = false;
+    let waiting: Promise<CniRun>;
+    try {
+      const before = readFileSync(store);
+      waiting = runCni({ plugin: perlPlugin, command: 'ADD', containerId: 'lock-0', conf: conf() });
+      await vi.waitFor(async () => expect((await a.status()).inFlight).toBe(1), {
+        timeout: 20_000,
+      });
+      // In flight, behind the lock: nothing written yet.
+      expect(readFileSync(store).equals(before)).toBe(true);
+      await held!.release();
+      released = true;
+      expect((await waiting).status).toBe(0);
+    } finally {
+      if (!released) await held?.release();
+    }
+    // The same store and lock, half through the agent, half in-process (a config naming a socket
+    // nobody listens on), all at once.
+    const elsewhere = join(tmp.path, 'no-agent.sock');
+    const runs = Array.from({ length: 16 }, (_, i) =>
+      runCni({
+        plugin: perlPlugin,
+        command: 'ADD',
+        containerId: `lock-${i + 1}`,
+        conf: i % 2 === 0 ? conf() : conf({ agent_socket: elsewhere }),
+      }),
+    );
+    const results = await Promise.all(runs);
+    for (const r of results) expect(r.status, r.stdout).toBe(0);
+    const given = [await waiting, ...results].map(addressOf);
+    expect(new Set(given).size).toBe(17);
+    const heldNow = await allocations(store);
+    for (let i = 1; i <= 16; i++) expect(heldNow.get(`agentnet.lock-${i}`)).toEqual([given[i]]);
+    const { requests } = await a.status();
+    expect(
+      served(requests, { command: 'ADD', client: 'netledger-ipam-perl', outcome: 'answered' }),
+    ).toBe(9);
+  }, 60_000);
 
   it('sends back a request for another node; the plugin then runs it itself', async () => {
     const a = await start();
