@@ -68,6 +68,23 @@ async function allocations(path: string): Promise<Map<string, string[]>> {
   }
 }
 
+/**
+ * `netledgerctl ipam check`'s verdict on a consistent store: each allocation's handle exists with
+ * it, no handle without allocations, every block valid. The file store has no workloads, so its
+ * allocations all count as "not in use", the only problems found.
+ */
+const AUDIT_CLEAN = new RegExp(
+  [
+    'IPAM blocks record (\\d+) allocations\\.',
+    '[^]*Found 0 handles with no matching IPs \\(and \\d+ handles with matches\\)\\.',
+    'Scanning for IPs with missing handle\\.\\.\\.',
+    'Found 0 handles mentioned in blocks with no matching handle resource\\.',
+    'Validating IPAMBlock structures\\.\\.\\.',
+    'Found 0 invalid IPAMBlocks\\.',
+    'Check complete; found \\1 problems\\.',
+  ].join('\\n'),
+);
+
 beforeAll(async () => {
   tmp = await createTempDir('netledger-agent-file-');
   socket = join(tmp.path, 'run', 'netledger', 'node.sock');
@@ -363,6 +380,9 @@ describe('netledger-node on the file store', () => {
     expect(new Set(given).size).toBe(ids.length);
     const held = await allocations(store);
     for (const [i, id] of ids.entries()) expect(held.get(`agentnet.${id}`)).toEqual([given[i]]);
+    // The store's own audit: every handle has its allocations, every allocation its handle, every
+    // block is consistent (the file store has no workloads, so allocations count as not in use).
+    expect(ctl(store, ['ipam', 'check'])).toMatch(AUDIT_CLEAN);
     // A restarted agent serves the runtime's retries with what each container holds.
     const b = await start();
     const again = await Promise.all(
@@ -378,6 +398,7 @@ describe('netledger-node on the file store', () => {
     );
     for (const r of dels) expect(r.status, r.stdout).toBe(0);
     expect([...(await allocations(store)).keys()].filter((h) => h.includes('burst-'))).toEqual([]);
+    expect(ctl(store, ['ipam', 'check'])).toMatch(AUDIT_CLEAN);
     const { requests } = await b.status();
     expect(
       served(requests, { command: 'DEL', client: 'netledger-ipam-perl', outcome: 'answered' }),
