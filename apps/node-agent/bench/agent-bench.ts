@@ -10,9 +10,6 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { percentile, writeBenchResults } from '@netledger/bench';
 import type { BenchResult } from '@netledger/bench';
-import { createEtcdDatastore } from '@netledger/datastore-etcd';
-import { createFileDatastore } from '@netledger/datastore-file';
-import { createIpamClient } from '@netledger/ipam-core';
 import { createTempDir, startEtcd, startKubeApiserver, startNodeAgent } from '@netledger/testkit';
 import type { KubeApiserverFixture, NodeAgentFixture } from '@netledger/testkit';
 
@@ -85,6 +82,18 @@ const ms = (name: string, value: number, target?: string): BenchResult => ({
   better: 'lower',
   ...(target && { target }),
 });
+
+/**
+ * Runs bin/netledgerctl on the store named by `env` (the store is seeded the way an operator
+ * would, which keeps this bench's own imports free of store clients); throws on failure.
+ */
+function ctl(env: Record<string, string>, args: string[]): void {
+  const r = spawnSync(join(BIN, 'netledgerctl'), args, {
+    env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', ...env },
+    encoding: 'utf8',
+  });
+  if (r.status !== 0) throw new Error(`netledgerctl ${args.join(' ')}: ${r.stderr}${r.stdout}`);
+}
 
 /** Installs the plugin into `dir` for the agent on `socket`, with `client`; returns the launcher. */
 function install(o: { dir: string; socket: string; client: 'perl' | 'node' }): string {
@@ -200,12 +209,14 @@ async function latencyAndBurst(dir: string, results: BenchResult[]): Promise<voi
     [agentStore, '10.70.0.0/16'],
     [execStore, '10.71.0.0/16'],
   ] as const) {
-    const ds = await createFileDatastore({ path });
-    await createIpamClient({ datastore: ds }).pools.create({
-      metadata: { name: 'bench' },
-      spec: { cidr },
-    });
-    await ds.close();
+    ctl({ NETLEDGER_DATASTORE_PATH: path }, [
+      'ippool',
+      'create',
+      '--name',
+      'bench',
+      '--cidr',
+      cidr,
+    ]);
   }
   const perl = install({ dir: join(dir, 'perl'), socket, client: 'perl' });
   const nodeClient = install({ dir: join(dir, 'node'), socket, client: 'node' });
@@ -330,11 +341,9 @@ async function etcdCost(dir: string, results: BenchResult[]): Promise<void> {
   const etcd = await startEtcd();
   let agent: NodeAgentFixture | undefined;
   try {
-    const ds = createEtcdDatastore({ endpoints: etcd.endpoints });
-    const client = createIpamClient({ datastore: ds });
-    await client.pools.create({ metadata: { name: 'bench' }, spec: { cidr: '10.73.0.0/16' } });
-    await client.nodes.create({ metadata: { name: NODE } });
-    await ds.close();
+    const etcdEnv = { DATASTORE_TYPE: 'etcdv3', ETCD_ENDPOINTS: etcd.endpoints.join(',') };
+    ctl(etcdEnv, ['ippool', 'create', '--name', 'bench', '--cidr', '10.73.0.0/16']);
+    ctl(etcdEnv, ['node', 'create', NODE]);
     const socket = join(dir, 'etcd-run', 'node.sock');
     const plugin = install({ dir: join(dir, 'etcd-bin'), socket, client: 'perl' });
     agent = await startNodeAgent({
