@@ -3,7 +3,7 @@
 // can use, malformed requests refused, requests for another node sent back, and what a SIGTERM or
 // a kill -9 in the middle of a burst of ADDs does (nothing lost, nothing doubled).
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { dirname, join } from 'node:path';
 import { acquireHostLock, silentLogger } from '@netledger/cni';
@@ -298,6 +298,35 @@ describe('netledger-node on the file store', () => {
       served(requests, { command: 'ADD', client: 'netledger-ipam-perl', outcome: 'answered' }),
     ).toBe(9);
   }, 60_000);
+
+  it('a second agent on the same socket refuses to start (exit 1) and the first serves on; a loose socket directory is narrowed to 0700', async () => {
+    mkdirSync(dirname(socket), { recursive: true });
+    chmodSync(dirname(socket), 0o755);
+    const a = await start();
+    expect(statSync(dirname(socket)).mode & 0o777).toBe(0o700);
+    await expect(
+      startNodeAgent({
+        bin: AGENT,
+        nodename: NODE,
+        socket,
+        env: { NETLEDGER_DATASTORE_PATH: store },
+      }),
+    ).rejects.toThrow(/did not start \(exited\)[^]*another agent answers on/);
+    const r = await runCni({
+      plugin: perlPlugin,
+      command: 'ADD',
+      containerId: 'second',
+      conf: conf(),
+    });
+    expect(r.status, r.stdout).toBe(0);
+    expect(
+      served((await a.status()).requests, {
+        command: 'ADD',
+        client: 'netledger-ipam-perl',
+        outcome: 'answered',
+      }),
+    ).toBe(1);
+  });
 
   it('sends back a request for another node; the plugin then runs it itself', async () => {
     const a = await start();
