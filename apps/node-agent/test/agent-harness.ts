@@ -4,10 +4,10 @@ import { execFile, spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-export const BIN_DIR = join(ROOT, 'bin');
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const BIN_DIR = join(ROOT, 'bin');
 export const AGENT = join(BIN_DIR, 'netledger-node');
-export const CTL = join(BIN_DIR, 'netledgerctl');
+const CTL = join(BIN_DIR, 'netledgerctl');
 
 /** One plugin run. */
 export interface CniRun {

@@ -28,7 +28,7 @@ import {
 } from './plugin-files.js';
 
 /** What the install did with one file. */
-export interface InstalledFile {
+interface InstalledFile {
   readonly path: string;
   readonly action: 'written' | 'unchanged' | 'built';
 }

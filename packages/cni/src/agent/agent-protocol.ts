@@ -8,9 +8,9 @@ export const AGENT_CNI_PATH = '/v1/cni';
 /** The largest request body the agent reads; a larger one is refused (413). */
 export const AGENT_MAX_REQUEST_BYTES = 1024 * 1024;
 /** Response header: the plugin's exit status (0 or 1). */
-export const EXIT_CODE_HEADER = 'x-cni-exit-code';
+const EXIT_CODE_HEADER = 'x-cni-exit-code';
 /** Response header: how many bytes of the body are the plugin's stdout (the rest is stderr). */
-export const STDOUT_LENGTH_HEADER = 'x-cni-stdout-length';
+const STDOUT_LENGTH_HEADER = 'x-cni-stdout-length';
 /** Response header of a request the agent does not serve (421): why, for the client's log. */
 export const FALLBACK_HEADER = 'x-netledger-fallback';
 /** The status of a request the agent does not serve: the client runs the command itself. */
