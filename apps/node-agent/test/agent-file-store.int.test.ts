@@ -388,6 +388,35 @@ describe('netledger-node on the file store', () => {
     }
   }, 60_000);
 
+  it('kill -9 of the agent with an ADD in flight (waiting for the host lock): the plugin runs it itself, one address, store consistent', async () => {
+    const a = await start();
+    const held = await acquireHostLock({ path: lockFile, timeoutMs: 10_000, log: silentLogger });
+    let released = false;
+    try {
+      const run = runCni({ plugin: perlPlugin, command: 'ADD', containerId: 'k9', conf: conf() });
+      await vi.waitFor(async () => expect((await a.status()).inFlight).toBe(1), {
+        timeout: 20_000,
+      });
+      await a.stop('SIGKILL');
+      await held!.release();
+      released = true;
+      const r = await run;
+      expect(r.status, r.stdout).toBe(0);
+      expect((await allocations(store)).get('agentnet.k9')).toEqual([addressOf(r)]);
+      expect(ctl(store, ['ipam', 'check'])).toMatch(AUDIT_CLEAN);
+      // Its retry, in-process too (the socket is stale), returns the same address.
+      const again = await runCni({
+        plugin: perlPlugin,
+        command: 'ADD',
+        containerId: 'k9',
+        conf: conf(),
+      });
+      expect(addressOf(again)).toBe(addressOf(r));
+    } finally {
+      if (!released) await held?.release();
+    }
+  }, 60_000);
+
   it('kill -9 during a burst of ADDs: every container ends with one address, none shared; repeated ADDs and DELs agree', async () => {
     const a = await start();
     const ids = Array.from({ length: 30 }, (_, i) => `burst-${i}`);
