@@ -4,6 +4,7 @@
 // Usage (from an app directory): node ../../scripts/bundle-app.mjs <entry.ts> <bin-name> [--external <module>]...
 // Native modules (.node addons) cannot be bundled: name them with --external.
 import { build } from 'esbuild';
+import { nodeBundle, esmExecutableBanner } from './esbuild-node.mjs';
 import { chmodSync } from 'node:fs';
 
 const [entry, binName, ...rest] = process.argv.slice(2);
@@ -16,16 +17,11 @@ const outfile = `dist/${binName}.mjs`;
 await build({
   entryPoints: [entry],
   outfile,
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
+  ...nodeBundle,
   format: 'esm',
-  conditions: ['source'],
   external,
   sourcemap: 'linked',
-  banner: {
-    js: "#!/usr/bin/env node\nimport { createRequire as __nlCreateRequire } from 'node:module';\nconst require = __nlCreateRequire(import.meta.url);",
-  },
+  banner: esmExecutableBanner,
   logLevel: 'warning',
 });
 chmodSync(outfile, 0o755);

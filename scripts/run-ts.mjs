@@ -3,6 +3,7 @@
 // from source, npm dependencies left external) into a temp file next to it, then imports it.
 // Usage: node scripts/run-ts.mjs <file.ts> [args...]
 import { build } from 'esbuild';
+import { nodeBundle } from './esbuild-node.mjs';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -20,11 +21,8 @@ try {
   await build({
     entryPoints: [abs],
     outfile,
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
+    ...nodeBundle,
     format: 'esm',
-    conditions: ['source'],
     plugins: [
       {
         name: 'external-npm-packages',

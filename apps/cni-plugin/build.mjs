@@ -17,6 +17,7 @@
 //    "snapshotFlags"): link-bins checks (and rebuilds) it for the Node that will run it and passes
 //    the same flags (docs/cni.md, "Start-up cost").
 import { build } from 'esbuild';
+import { nodeBundle, esmExecutableBanner } from '../../scripts/esbuild-node.mjs';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, readFileSync, rmSync } from 'node:fs';
 import { builtinModules, createRequire } from 'node:module';
@@ -79,13 +80,10 @@ const SHARED_WITH_CHUNKS = [
  */
 async function embeddedChunk(entry, what, plugins = []) {
   const chunk = await build({
+    ...nodeBundle,
     entryPoints: [entry],
-    bundle: true,
     write: false,
-    platform: 'node',
-    target: 'node20',
     format: 'cjs',
-    conditions: ['source'],
     external: SHARED_WITH_CHUNKS,
     minify: true,
     plugins,
@@ -133,10 +131,7 @@ const k8sStoreFromChunk = {
 };
 
 const common = {
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
-  conditions: ['source'],
+  ...nodeBundle,
   // Short identifiers too: the start-up snapshot carries the bundle's source text, and a smaller
   // heap deserializes faster. Nothing reads a function's name; the .mjs has a source map.
   minify: true,
@@ -168,9 +163,7 @@ assertNoGrpc(
     outfile,
     format: 'esm',
     sourcemap: 'linked',
-    banner: {
-      js: "#!/usr/bin/env node\nimport { createRequire as __nlCreateRequire } from 'node:module';\nconst require = __nlCreateRequire(import.meta.url);",
-    },
+    banner: esmExecutableBanner,
   }),
   outfile,
 );

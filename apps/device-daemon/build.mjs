@@ -10,6 +10,7 @@
 //    verb. scripts/link-bins.mjs points bin/netledger-device at it for the verbs package.json lists
 //    in "snapshotVerbs", with the V8 flags in "snapshotFlags" (docs/device-daemon.md, "Start-up").
 import { build } from 'esbuild';
+import { nodeBundle, esmExecutableBanner } from '../../scripts/esbuild-node.mjs';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, readFileSync, rmSync } from 'node:fs';
 
@@ -24,10 +25,7 @@ const NOT_IN_CLIENT =
   /[\\/](netlink|prom-client|tdigest|@opentelemetry)[\\/]|[\\/]device-daemon[\\/]src[\\/](device-daemon|run-device-server|http-api|netlink-bridge-driver|metrics)\.ts$/;
 
 const common = {
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
-  conditions: ['source'],
+  ...nodeBundle,
   // A smaller heap deserializes faster, and less source text is compiled; the .mjs has a source map.
   minify: true,
   metafile: true,
@@ -41,9 +39,7 @@ await build({
   format: 'esm',
   external: ['netlink'],
   sourcemap: 'linked',
-  banner: {
-    js: "#!/usr/bin/env node\nimport { createRequire as __nlCreateRequire } from 'node:module';\nconst require = __nlCreateRequire(import.meta.url);",
-  },
+  banner: esmExecutableBanner,
 });
 chmodSync(outfile, 0o755);
 

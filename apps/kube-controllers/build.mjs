@@ -7,6 +7,7 @@
 // protobufjs at start-up). A check fails the build if etcd3 or grpc-js creeps in.
 // Usage: node build.mjs [bin-name]
 import { build } from 'esbuild';
+import { nodeBundle, esmExecutableBanner } from '../../scripts/esbuild-node.mjs';
 import { chmodSync } from 'node:fs';
 
 const binName = process.argv[2] ?? 'netledger-kube-controllers';
@@ -14,11 +15,8 @@ const outfile = `dist/${binName}.mjs`;
 const result = await build({
   entryPoints: ['src/main.ts'],
   outfile,
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
+  ...nodeBundle,
   format: 'esm',
-  conditions: ['source'],
   minify: true,
   // Libraries (client-node's serializer, prom-client) read class and function names.
   keepNames: true,
@@ -26,9 +24,7 @@ const result = await build({
   legalComments: 'none',
   sourcemap: 'linked',
   metafile: true,
-  banner: {
-    js: "#!/usr/bin/env node\nimport { createRequire as __nlCreateRequire } from 'node:module';\nconst require = __nlCreateRequire(import.meta.url);",
-  },
+  banner: esmExecutableBanner,
   logLevel: 'warning',
 });
 const bundled = Object.keys(result.metafile.inputs).filter((p) =>

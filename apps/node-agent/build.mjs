@@ -3,26 +3,22 @@
 // scripts/bundle-app.mjs). A long-lived process, so no start-up snapshot; etcd is reached through
 // its HTTP gateway, and a check fails the build if a gRPC client (etcd3, grpc-js) creeps in.
 import { build } from 'esbuild';
+import { nodeBundle, esmExecutableBanner } from '../../scripts/esbuild-node.mjs';
 import { chmodSync } from 'node:fs';
 
 const outfile = 'dist/netledger-node.mjs';
 const result = await build({
   entryPoints: ['src/main.ts'],
   outfile,
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
+  ...nodeBundle,
   format: 'esm',
-  conditions: ['source'],
   minify: true,
   keepNames: true,
   charset: 'ascii',
   legalComments: 'none',
   sourcemap: 'linked',
   metafile: true,
-  banner: {
-    js: "#!/usr/bin/env node\nimport { createRequire as __nlCreateRequire } from 'node:module';\nconst require = __nlCreateRequire(import.meta.url);",
-  },
+  banner: esmExecutableBanner,
   logLevel: 'warning',
 });
 const bundled = Object.keys(result.metafile.inputs).filter((p) =>

@@ -20,7 +20,7 @@ import { runInstall } from './install/run-install.js';
 import { AGENT_TRIED_ENV, ANSWERED_STATUS_OFFSET } from './install/launcher-script.js';
 import { launcherPidOf, watchLauncher } from './install/parent-watchdog.js';
 import { createPluginOpener } from './open-datastore.js';
-import { writeFd } from './write-fd.js';
+import { writeFd } from '@netledger/write-fd';
 
 const ABOUT = 'netledger-ipam: netledger CNI IPAM plugin (calico-ipam compatible)';
 
@@ -71,7 +71,7 @@ async function agentAnswer(command: string, stdin: string): Promise<PluginOutput
     return undefined;
   }
   if (socket === process.env[AGENT_TRIED_ENV] || !existsSync(socket)) return undefined;
-  const env: Record<string, string> = {};
+  const env = Object.create(null) as Record<string, string>;
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
   const reply = await askAgent({
     socketPath: socket,

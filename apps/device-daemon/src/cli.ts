@@ -2,7 +2,7 @@
 // (client-main.ts): parsing, output, errors and exit codes. Imports the client entry only.
 import { parseArgs } from 'node:util';
 import { DeviceError, toErrorBody } from '@netledger/device-daemon/client';
-import { writeFd } from './write-fd.js';
+import { writeFd } from '@netledger/write-fd';
 
 /** Usage text. */
 export const USAGE = `usage:

@@ -17,10 +17,12 @@ import {
   USAGE,
   createIpamGcController,
   createJsonLogger,
+  createLoadBalancerController,
   createKubeApis,
   errorText,
   ipamGcSettings,
   isNotFound,
+  loadBalancerSettings,
   loadKubeConfig,
   parseRunArgs,
   readKubeControllersConfiguration,
@@ -116,6 +118,9 @@ export async function runKubeControllers(deps: RunDeps): Promise<number> {
     leakGracePeriodFrom: config.sources.leakGracePeriod,
     maxReleasesPerPass: config.maxReleasesPerPass,
     gc: config.gcEnabled,
+    loadBalancer: config.loadBalancer,
+    loadBalancerFrom: config.sources.loadBalancer,
+    loadBalancerAssignIps: config.loadBalancerAssignIps,
   });
   if (
     storeConfig.type === 'kubernetes' &&
@@ -158,6 +163,16 @@ export async function runKubeControllers(deps: RunDeps): Promise<number> {
     logger.log(
       'warn',
       'the KubeControllersConfiguration has no controllers.node: the IPAM GC is off',
+    );
+  }
+  if (config.loadBalancer !== 'off') {
+    controllers.push(
+      createLoadBalancerController({
+        settings: loadBalancerSettings({
+          mode: config.loadBalancer,
+          assignIps: config.loadBalancerAssignIps,
+        }),
+      }),
     );
   }
   let manager;

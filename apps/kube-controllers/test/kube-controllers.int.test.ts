@@ -1,7 +1,7 @@
 // bin/netledger-kube-controllers as deployed: the built bundle, run as the app's ServiceAccount
 // (deploy/rbac.yaml applied to the real kube-apiserver), the IPAM store on etcd.
 import { execFileSync } from 'node:child_process';
-import { copyFile } from 'node:fs/promises';
+import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CoreV1Api, KubeConfig, CoordinationV1Api } from '@kubernetes/client-node';
 import { createEtcdDatastore } from '@netledger/datastore-etcd';
 import { createDatastoreOpener } from '@netledger/datastore-config';
+import { runCtl } from '@netledger/ctl';
 import { createIpamClient } from '@netledger/ipam-core';
 import type { AllocationBlock, Datastore, IpamClient } from '@netledger/ipam-core';
 import { createTempDir, startEtcd, startKubeApiserver } from '@netledger/testkit';
@@ -23,6 +24,30 @@ const KCC_CRD = join(
   root,
   'packages/datastore-k8s/crds/crd.projectcalico.org_kubecontrollersconfigurations.yaml',
 );
+
+/** netledgerctl's store opener, as apps/ctl wires it (etcd over its gateway here). */
+const ctlOpener = createDatastoreOpener({
+  user: () => ({ uid: undefined, home: '/nonexistent-home' }),
+  etcd: { transport: 'http', loadGrpc: () => Promise.reject(new Error('no gRPC')) },
+});
+
+/** `netledgerctl ipam check --show-all-ips` in-process (the CLI's own wiring), with this environment. */
+async function runCheck(env: Record<string, string>): Promise<string> {
+  let out = '';
+  const code = await runCtl({
+    argv: ['ipam', 'check', '--show-all-ips'],
+    env,
+    stdout: (t) => void (out += t),
+    stderr: (t) => void (out += t),
+    readFile: (p) => readFile(p, 'utf8'),
+    writeFile: (p, t) => writeFile(p, t),
+    readStdin: async () => '',
+    stderrIsTty: false,
+    openDatastore: (config, o) => ctlOpener.open(config, o),
+  });
+  expect(code, out).toBe(0);
+  return out;
+}
 
 let api: KubeApiserverFixture;
 let dir: { path: string; remove: () => Promise<void> };
@@ -107,6 +132,12 @@ function replica(name: string, env: Record<string, string>, argv: string[]): Rep
   return r;
 }
 
+/** The addresses a Service's status shows. */
+const ingressOf = async (namespace: string, name: string): Promise<string[]> =>
+  ((await core.readNamespacedService({ name, namespace })).status?.loadBalancer?.ingress ?? []).map(
+    (e) => e.ip ?? '',
+  );
+
 const address = async (r: Replica): Promise<string> =>
   String((await r.waitFor((l) => l.msg === 'serving metrics and health', 'listening')).address);
 
@@ -120,10 +151,19 @@ describe('deploy/rbac.yaml', () => {
     ['create', 'events', '-n=kube-system', 'yes'],
     ['delete', 'pods', '--all-namespaces', 'no'],
     ['list', 'secrets', '--all-namespaces', 'no'],
+    ['watch', 'services', '--all-namespaces', 'yes'],
+    ['get', 'services', '-n=default', 'yes'],
+    ['patch', 'services', '-n=default --subresource=status', 'yes'],
+    ['update', 'services', '-n=default --subresource=status', 'yes'],
+    ['patch', 'services', '-n=default', 'no'],
+    ['delete', 'services', '-n=default', 'no'],
+    ['create', 'events', '-n=default', 'yes'],
+    ['patch', 'events', '-n=default', 'no'],
   ])('lets the app %s %s %s: %s', async (verb, resource, scope, answer) => {
-    const r = await api.kubectl(['auth', 'can-i', verb, resource, ...(scope ? [scope] : [])], {
-      as: 'kube-controllers',
-    });
+    const r = await api.kubectl(
+      ['auth', 'can-i', verb, resource, ...(scope ? scope.split(' ') : [])],
+      { as: 'kube-controllers' },
+    );
     expect(r.stdout.trim()).toBe(answer);
   });
 });
@@ -191,6 +231,162 @@ spec:
         'kubecontrollersconfigurations.crd.projectcalico.org',
         'default',
       ]);
+    }
+  });
+
+  it('assigns LoadBalancer addresses, and netledgerctl ipam check counts them once the KubeControllersConfiguration configures the controller', async () => {
+    const { ipam, env } = await freshStore();
+    await ipam.pools.create({
+      metadata: { name: 'lb' },
+      spec: { cidr: '10.92.0.0/24', allowedUses: ['LoadBalancer'] },
+    });
+    const ns = 'lb-check';
+    await core.createNamespace({ body: { metadata: { name: ns } } });
+    for (const name of ['web', 'db'])
+      await core.createNamespacedService({
+        namespace: ns,
+        body: { metadata: { name }, spec: { type: 'LoadBalancer', ports: [{ port: 80 }] } },
+      });
+    const kcc = `apiVersion: crd.projectcalico.org/v1
+kind: KubeControllersConfiguration
+metadata: { name: default }
+spec:
+  controllers:
+    node: { leakGracePeriod: 15m }
+    loadBalancer: { assignIPs: AllServices }
+`;
+    expect((await api.kubectl(['apply', '-f', '-'], { input: kcc })).status).toBe(0);
+    try {
+      const r = replica('lb', env, []);
+      const start = await r.waitFor(
+        (l) => l.msg === 'starting netledger-kube-controllers',
+        'start',
+      );
+      expect(start).toMatchObject({ loadBalancer: 'on', loadBalancerFrom: 'resource' });
+      for (const name of ['web', 'db'])
+        await r.waitFor(
+          (l) => l.msg === 'set LoadBalancer status' && l.service === `${ns}/${name}`,
+          `${name}'s status`,
+        );
+      const check = () => runCheck({ ...env, KUBECONFIG: api.kubeconfigPath });
+      const configured = await check();
+      expect(configured).toContain('Found 2 service load balancer(s).\n');
+      expect(configured.match(/ belongs to (web|db)\n/g)).toHaveLength(2);
+      expect(configured).not.toContain('No configuration for LoadBalancer kubecontroller found');
+      expect(configured).toContain(
+        'Found 0 IPs that are allocated in IPAM but not actually in use.',
+      );
+      expect(configured).toContain('Check complete; found 0 problems.');
+      // Without the controller's configuration calicoctl skips Services: their addresses have no user.
+      expect(
+        (
+          await api.kubectl([
+            'delete',
+            'kubecontrollersconfigurations.crd.projectcalico.org',
+            'default',
+          ])
+        ).status,
+      ).toBe(0);
+      const unconfigured = await check();
+      expect(unconfigured).toContain(
+        'No configuration for LoadBalancer kubecontroller found, skipping service check',
+      );
+      expect(unconfigured).toContain(
+        'Found 2 IPs that are allocated in IPAM but not actually in use.',
+      );
+    } finally {
+      await api.kubectl([
+        'delete',
+        '--ignore-not-found',
+        'kubecontrollersconfigurations.crd.projectcalico.org',
+        'default',
+      ]);
+      await core.deleteCollectionNamespacedService({ namespace: ns });
+    }
+  });
+
+  it('runs the LoadBalancer controller by default once a LoadBalancer pool exists, and serves its pool metrics', async () => {
+    const { ipam, env } = await freshStore();
+    const ns = 'lb-default';
+    await core.createNamespace({ body: { metadata: { name: ns } } });
+    try {
+      await core.createNamespacedService({
+        namespace: ns,
+        body: {
+          metadata: { name: 'early' },
+          spec: { type: 'LoadBalancer', ports: [{ port: 80 }] },
+        },
+      });
+      // No flag, no variable, no KubeControllersConfiguration: the default.
+      const r = replica('lb-default', env, []);
+      expect(
+        await r.waitFor((l) => l.msg === 'starting netledger-kube-controllers', 'start'),
+      ).toMatchObject({ loadBalancer: 'auto', loadBalancerFrom: 'default' });
+      await r.waitFor(
+        (l) => l.msg === 'LoadBalancer controller idle: no IP pool allows LoadBalancer use',
+        'idle without a LoadBalancer pool',
+      );
+      const base = `http://${await address(r)}`;
+      const ready = await fetch(`${base}/readyz`);
+      expect(ready.status).toBe(200);
+      expect(await ready.text()).toContain('ok load-balancer: idle: no LoadBalancer IP pool\n');
+      expect(await ingressOf(ns, 'early')).toEqual([]);
+      await ipam.pools.create({ metadata: { name: 'pods' }, spec: { cidr: '10.93.0.0/24' } });
+      await ipam.pools.create({
+        metadata: { name: 'lb-late' },
+        spec: { cidr: '10.94.0.0/24', blockSize: 28, allowedUses: ['LoadBalancer'] },
+      });
+      await r.waitFor(
+        (l) => l.msg === 'LoadBalancer controller active: watching Services',
+        'active',
+      );
+      const set = await r.waitFor(
+        (l) => l.msg === 'set LoadBalancer status' && l.service === `${ns}/early`,
+        "early's status",
+      );
+      expect(set.ingress).toMatch(/^10\.94\.0\./);
+      expect(await ingressOf(ns, 'early')).toEqual([set.ingress]);
+      // The pool figures come from the controller's store view, which its watch may bring a
+      // moment after the status is written: scrape now and after each change of that view.
+      const want = {
+        'ipam_loadbalancer_ippool_size{ippool="lb-late"}': 256,
+        'ipam_loadbalancer_allocations_in_use{ippool="lb-late"}': 1,
+        'ipam_loadbalancer_blocks{ippool="lb-late"}': 1,
+        'ipam_loadbalancer_ippool_free_blocks{ippool="lb-late"}': 15,
+      };
+      const metrics = await new Promise<Map<string, number>>((resolve, reject) => {
+        let last = new Map<string, number>();
+        const fail = (e: unknown): void => {
+          clearTimeout(timer);
+          r.events.off('line', onLine);
+          reject(e instanceof Error ? e : new Error(String(e)));
+        };
+        const timer = setTimeout(
+          () => fail(`LoadBalancer metrics never matched: ${[...last].join('; ')}`),
+          60_000,
+        );
+        const check = (): void =>
+          void fetch(`${base}/metrics`)
+            .then((res) => res.text())
+            .then((text) => {
+              last = parseExposition(text);
+              if (!Object.entries(want).every(([k, v]) => last.get(k) === v)) return;
+              clearTimeout(timer);
+              r.events.off('line', onLine);
+              resolve(last);
+            }, fail);
+        const onLine = (l: LogLine): void => {
+          if (l.msg === 'LoadBalancer store view changed') check();
+        };
+        r.events.on('line', onLine);
+        check();
+      });
+      // The workload pool has no LoadBalancer series.
+      expect(
+        [...metrics.keys()].filter((k) => k.startsWith('ipam_loadbalancer_') && k.includes('pods')),
+      ).toEqual([]);
+    } finally {
+      await core.deleteCollectionNamespacedService({ namespace: ns });
     }
   });
 
@@ -316,14 +512,58 @@ spec:
         intendedUse: 'Workload',
       });
       const ip = v4.ips[0]!.split('/')[0]!;
+      // And a LoadBalancer Service: its address from a LoadBalancer pool, its status, its Event.
+      await ipam.pools.create({
+        metadata: { name: 'k8s-lb' },
+        spec: { cidr: '10.91.0.0/24', allowedUses: ['LoadBalancer'] },
+      });
+      await core.createNamespace({ body: { metadata: { name: 'kds-lb' } } });
+      await core.createNamespacedService({
+        namespace: 'kds-lb',
+        body: { metadata: { name: 'web' }, spec: { type: 'LoadBalancer', ports: [{ port: 80 }] } },
+      });
       const r = replica('kds', { DATASTORE_TYPE: 'kubernetes' }, ['--leak-grace-period', '1s']);
       const released = await r.waitFor((l) => l.msg === 'released leaked address', 'a release');
       expect(released).toMatchObject({ ip, handle: 'k8s-pod-network.kds-gone', node: 'kds-node' });
       await expect(ipam.getAssignmentAttributes(ip)).rejects.toMatchObject({
         code: 'DoesNotExist',
       });
+      const set = await r.waitFor((l) => l.msg === 'set LoadBalancer status', 'the LB status');
+      expect(set).toMatchObject({
+        service: 'kds-lb/web',
+        ingress: expect.stringMatching(/^10\.91\.0\./),
+      });
+      const svc = await core.readNamespacedService({ name: 'web', namespace: 'kds-lb' });
+      expect(svc.status?.loadBalancer?.ingress?.map((e) => e.ip)).toEqual([set.ingress]);
+      expect(
+        (await ipam.getAssignmentAttributes(String(set.ingress))).activeOwnerAttrs,
+      ).toMatchObject({
+        service: 'web',
+        namespace: 'kds-lb',
+      });
+      // netledgerctl on the Kubernetes store reads the Services over the store's own connection.
+      const kcc = `apiVersion: crd.projectcalico.org/v1
+kind: KubeControllersConfiguration
+metadata: { name: default }
+spec: { controllers: { loadBalancer: {} } }
+`;
+      expect((await api.kubectl(['apply', '-f', '-'], { input: kcc })).status).toBe(0);
+      const checked = await runCheck({
+        DATASTORE_TYPE: 'kubernetes',
+        KUBECONFIG: api.kubeconfigPath,
+      });
+      expect(checked).toContain('Found 1 service load balancer(s).\n');
+      expect(checked).toContain(`  ${String(set.ingress)} belongs to web\n`);
+      expect(checked).toContain('Found 0 IPs that are allocated in IPAM but not actually in use.');
       expect(r.lines.filter((l) => l.level === 'warn' || l.level === 'error')).toEqual([]);
     } finally {
+      await api.kubectl([
+        'delete',
+        '--ignore-not-found',
+        'kubecontrollersconfigurations.crd.projectcalico.org',
+        'default',
+      ]);
+      await core.deleteCollectionNamespacedService({ namespace: 'kds-lb' }).catch(() => undefined);
       await admin.close();
     }
   });

@@ -40,7 +40,7 @@ export type {
 } from './cli/command-spec.js';
 
 export { checkIpam } from './commands/ipam-check.js';
-export type { CheckOptions, CheckResult } from './commands/ipam-check.js';
+export type { CheckOptions, CheckResult, KubeReader } from './commands/ipam-check.js';
 export { parseCheckReport, serializeCheckReport } from './commands/check-report.js';
 export type { CheckReport, ReportAllocation, ReportHandle } from './commands/check-report.js';
 export { releaseFromReports, releaseIp } from './commands/ipam-release.js';

@@ -37,6 +37,61 @@ export type { IpamGcController, IpamGcControllerOptions } from './ipam-gc-contro
 export { createIpamGcMetrics } from './ipam-gc-metrics.js';
 export type { IpamGcMetrics } from './ipam-gc-metrics.js';
 
+// The LoadBalancer controller.
+export { createLoadBalancerController } from './load-balancer-controller.js';
+export type {
+  LoadBalancerController,
+  LoadBalancerControllerOptions,
+} from './load-balancer-controller.js';
+export { loadBalancerSettings } from './lb-settings.js';
+export type { LoadBalancerMode, LoadBalancerSettings } from './lb-settings.js';
+export { createLbKubeWriter, startServiceInformer } from './lb-kube.js';
+export type { LbKubeWriter, ServiceEvent } from './lb-kube.js';
+export { LOAD_BALANCER_HOST, LbRetryLater, reconcileHandle } from './lb-reconcile.js';
+export type { LbPorts, LbReconcileInput, LbReconcileOutcome } from './lb-reconcile.js';
+export { LB_STORE_KINDS, LbState, lbPoolOf } from './lb-state.js';
+export type { LbAllocation, LbPoolInfo, LbStateDelta } from './lb-state.js';
+export { ServiceIndex, candidateHandlesOf, ownerHandleOf } from './lb-index.js';
+export {
+  RELEASE_REASON_TEXT,
+  admitMembers,
+  desireOf,
+  ingressIpsFor,
+  planAddresses,
+} from './lb-plan.js';
+export type {
+  AddressDesire,
+  AddressPlan,
+  Member,
+  PlannedAssignment,
+  Refusal,
+  ReleaseReason,
+} from './lb-plan.js';
+export { familyOf, parseLoadBalancerRequest } from './lb-request.js';
+export type { IpFamily, LbPool, LoadBalancerRequest, ParsedRequest } from './lb-request.js';
+export {
+  LOAD_BALANCER_HANDLE_PREFIX,
+  loadBalancerHandle,
+  sharedAddressHandle,
+} from './lb-handle.js';
+export {
+  LOAD_BALANCER_CLASS,
+  isManagedLoadBalancer,
+  loadBalancerControllerOf,
+} from './lb-service-rules.js';
+export type { AssignIpsMode } from './lb-service-rules.js';
+export {
+  SERVICE_ANNOTATIONS,
+  SHARING_KEY_PATTERN,
+  serviceId,
+  slimService,
+} from './slim-service.js';
+export type { IngressEntry, ServicePort, SlimService } from './slim-service.js';
+export { computeLbPoolMetrics, createLbMetrics } from './lb-metrics.js';
+export type { LbMetrics, LbPoolMetrics, LbServiceState } from './lb-metrics.js';
+export { computePoolFigures } from './pool-figures.js';
+export type { PoolFigures } from './pool-figures.js';
+
 // Pure decision logic.
 export {
   DEFAULT_LEAK_GRACE_PERIOD_MS,

@@ -1,16 +1,11 @@
 // The IPAM GC against the real kube-apiserver (pods, nodes, the Lease) with the IPAM store on
 // etcd and on the file store. The store is a parameter: see STORES.
 import { EventEmitter } from 'node:events';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { homedir } from 'node:os';
-import { createDatastoreOpener } from '@netledger/datastore-config';
-import type { DatastoreConfig } from '@netledger/datastore-config';
-import { loadEtcdGrpc } from '@netledger/datastore-config/etcd-grpc';
 import { createIpamClient, isIpamError } from '@netledger/ipam-core';
 import { createMirroredDatastore } from '@netledger/ipam-core/adapter';
 import type { Datastore, IpamClient } from '@netledger/ipam-core';
-import { createTempDir, startEtcd, startKubeApiserver } from '@netledger/testkit';
+import { startKubeApiserver } from '@netledger/testkit';
 import type { KubeApiserverFixture } from '@netledger/testkit';
 import { startControllerManager } from './controller-manager.js';
 import type { ControllerManager } from './controller-manager.js';
@@ -21,6 +16,7 @@ import type { IpamGcController } from './ipam-gc-controller.js';
 import { createKubeApis, loadKubeConfig } from './kube-client.js';
 import type { KubeApis } from './kube-client.js';
 import type { LogFields, Logger } from './logger.js';
+import { openStore, storeTargets } from './test-stores.js';
 import {
   createNamespace,
   createNode,
@@ -30,82 +26,8 @@ import {
   nextEvent,
 } from './test-kube.js';
 
-/**
- * An IPAM store the GC is tested on: a configuration for @netledger/datastore-config's opener
- * (the way the app opens stores) and what to start and stop around it.
- */
-interface StoreTarget {
-  readonly name: string;
-  setUp(): Promise<{ config: DatastoreConfig; tearDown: () => Promise<void> }>;
-}
-
-const STORES: StoreTarget[] = [
-  {
-    name: 'etcd',
-    async setUp() {
-      const etcd = await startEtcd();
-      return {
-        config: { type: 'etcdv3', endpoints: etcd.endpoints.join(',') },
-        tearDown: () => etcd.stop(),
-      };
-    },
-  },
-  {
-    name: 'file',
-    async setUp() {
-      const dir = await createTempDir('gc-file-');
-      return {
-        config: { type: 'file', path: join(dir.path, 'store.json') },
-        tearDown: () => dir.remove(),
-      };
-    },
-  },
-  {
-    // Calico's CRDs on the same API server; every IPAM object is deleted after each test.
-    name: 'kubernetes',
-    async setUp() {
-      if (!crdsApplied) {
-        const r = await api.kubectl(['apply', '-f', CRDS]);
-        if (r.status !== 0) throw new Error(`kubectl apply: ${r.stderr}`);
-        crdsApplied = true;
-      }
-      return {
-        config: { type: 'kubernetes', kubeconfig: api.kubeconfigPath },
-        tearDown: async () => {
-          const r = await api.kubectl(['delete', '--all', '--wait=false', IPAM_CRDS]);
-          if (r.status !== 0) throw new Error(`kubectl delete: ${r.stderr}`);
-        },
-      };
-    },
-  },
-];
-
-const opener = createDatastoreOpener({
-  user: () => ({ uid: process.getuid?.(), home: homedir() }),
-  etcd: { transport: 'http', loadGrpc: loadEtcdGrpc },
-});
-
-async function openStore(
-  target: StoreTarget,
-): Promise<{ datastore: Datastore; stop: () => Promise<void> }> {
-  const { config, tearDown } = await target.setUp();
-  const datastore = await opener.open(config);
-  return { datastore, stop: async () => (await datastore.close(), await tearDown()) };
-}
-
-const CRDS = join(import.meta.dirname, '..', '..', 'datastore-k8s', 'crds');
-const IPAM_CRDS = [
-  'ipamblocks',
-  'blockaffinities',
-  'ipamhandles',
-  'ippools',
-  'ipreservations',
-  'ipamconfigs',
-  'clusterinformations',
-]
-  .map((r) => `${r}.crd.projectcalico.org`)
-  .join(',');
-let crdsApplied = false;
+// The store is a parameter: etcd, the file store, the Kubernetes store (test-stores.ts).
+const STORES = storeTargets(() => api);
 
 const GRACE_MS = 2000;
 

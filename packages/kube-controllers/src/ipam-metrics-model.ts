@@ -1,8 +1,6 @@
-import { parseCidr } from '@netledger/accounting';
-import { countToBigInt } from '@netledger/ipam-core';
-import { computeUtilization, numReservedIpsInCidr } from '@netledger/ipam-core/block';
 import type { GcState } from './gc-state.js';
 import { NO_POOL } from './gc-state.js';
+import { computePoolFigures } from './pool-figures.js';
 
 /** Calico's label for allocations without a `node` attribute. */
 export const UNKNOWN_NODE = 'unknown_node';
@@ -45,8 +43,8 @@ const bump = (m: Map<string, number>, k: string, by = 1): void =>
  * allocations; the full recompute is the consistency check, so nothing here is incremental).
  * Known pools' `in_use`, `borrowed` and `gc_candidates` are zero-seeded for every node in
  * `seedNodes`, so ratios read 0 rather than no data; deleted pools and nodes simply are not in
- * the result, so no stale series survive a scrape. `available` and `reserved` use ipam-core's
- * utilization arithmetic (the same as `ipam show`). Pure.
+ * the result, so no stale series survive a scrape. Size, `available`, `reserved` and free blocks
+ * come from {@link computePoolFigures} (ipam-core's utilization arithmetic, as `ipam show`). Pure.
  */
 export function computeIpamMetrics(
   state: GcState,
@@ -94,31 +92,17 @@ export function computeIpamMetrics(
       if (t.leakedAtMs !== null || t.confirmedLeak) bump(v.gcCandidates, node);
     }
   }
-  const utilization = new Map(
-    computeUtilization({
-      pools: [...state.pools.values()].map((p) => p.pool),
-      blocks: [...state.blocks.values()].map((b) => b.block),
-      reservations: [...state.reservations.values()],
-    }).map((u) => [u.name, u]),
-  );
-  const reservations = [...state.reservations.values()];
+  const figures = computePoolFigures({
+    pools: [...state.pools.values()].map((p) => p.pool),
+    blocks: [...state.blocks.values()].map((b) => b.block),
+    reservations: [...state.reservations.values()],
+    blocksInPool: (name) => state.blocksByPool.get(name)?.size ?? 0,
+  });
   const pools: PoolMetrics[] = [...perPool]
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([name, v]) => {
-      const pool = state.pools.get(name);
-      if (!pool) return { name, ...v };
-      const cidr = parseCidr(pool.cidrText, { strict: false });
-      const bits = cidr.version === 4 ? 32 : 128;
-      const capacityBlocks = 2 ** Math.max(0, pool.blockSize - cidr.prefix);
-      const u = utilization.get(name);
-      return {
-        name,
-        ...v,
-        size: 2 ** (bits - cidr.prefix),
-        reserved: Number(countToBigInt(numReservedIpsInCidr(pool.cidrText, reservations))),
-        available: u ? Number(countToBigInt(u.available)) : 0,
-        freeBlocks: Math.max(0, capacityBlocks - (state.blocksByPool.get(name)?.size ?? 0)),
-      };
+      const f = figures.get(name);
+      return f ? { name, ...v, ...f } : { name, ...v };
     });
   return { pools, allocationsPerNode, borrowedPerNode, blocksPerNode };
 }

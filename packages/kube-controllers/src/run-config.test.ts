@@ -54,6 +54,58 @@ describe('resolveRunConfig', () => {
     });
   });
 
+  it('runs the LoadBalancer controller in auto mode unless told otherwise (Calico: a resource without controllers.loadBalancer turns it off)', () => {
+    expect(resolve([])).toMatchObject({
+      loadBalancer: 'auto',
+      loadBalancerAssignIps: 'AllServices',
+    });
+    expect(resolve([], {}, { controllers: { node: {} } })).toMatchObject({ loadBalancer: 'off' });
+    expect(
+      resolve([], {}, { controllers: { loadBalancer: { assignIPs: 'RequestedServicesOnly' } } }),
+    ).toMatchObject({
+      loadBalancer: 'on',
+      loadBalancerAssignIps: 'RequestedServicesOnly',
+      gcEnabled: false,
+    });
+    expect(
+      resolve(
+        ['--load-balancer', 'on'],
+        { NETLEDGER_LOAD_BALANCER_ASSIGN_IPS: 'RequestedServicesOnly' },
+        {
+          controllers: { node: {} },
+        },
+      ),
+    ).toMatchObject({
+      loadBalancer: 'on',
+      loadBalancerAssignIps: 'RequestedServicesOnly',
+      sources: { loadBalancer: 'flag', loadBalancerAssignIps: 'env' },
+    });
+    expect(resolve([], { NETLEDGER_LOAD_BALANCER: 'off' })).toMatchObject({ loadBalancer: 'off' });
+  });
+
+  it.each([
+    [
+      ['--load-balancer', 'maybe'],
+      {},
+      undefined,
+      '--load-balancer: must be auto, on or off, got "maybe"',
+    ],
+    [
+      [],
+      { NETLEDGER_LOAD_BALANCER_ASSIGN_IPS: 'Some' },
+      undefined,
+      'NETLEDGER_LOAD_BALANCER_ASSIGN_IPS: must be AllServices or RequestedServicesOnly, got "Some"',
+    ],
+    [
+      [],
+      {},
+      { controllers: { loadBalancer: { assignIPs: 'Some' } } },
+      'KubeControllersConfiguration default: spec.controllers.loadBalancer.assignIPs must be AllServices or RequestedServicesOnly, got "Some"',
+    ],
+  ])('refuses a bad LoadBalancer setting %j %j %j', (argv, env, spec, message) => {
+    expect(() => resolve(argv, env, spec)).toThrow(message);
+  });
+
   it('takes a flag over its variable over the resource', () => {
     const spec = {
       controllers: { node: { leakGracePeriod: '5m' } },

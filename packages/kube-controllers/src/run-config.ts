@@ -1,6 +1,9 @@
 import { parseArgs } from 'node:util';
 import { DurationSyntaxError, parseDuration } from './duration.js';
 import { DEFAULT_LEAK_GRACE_PERIOD_MS } from './gc-settings.js';
+import type { AssignIpsMode } from './lb-service-rules.js';
+import { loadBalancerControllerOf } from './lb-service-rules.js';
+import type { LoadBalancerMode } from './lb-settings.js';
 import type { LogLevel } from './logger.js';
 import { isLogLevel } from './logger.js';
 
@@ -28,6 +31,14 @@ export interface RunConfig {
   readonly retryPeriodMs: number;
   /** Whether the IPAM GC runs (a KubeControllersConfiguration without `controllers.node` turns it off). */
   readonly gcEnabled: boolean;
+  /**
+   * When the LoadBalancer controller runs: `auto` (the default) once an IP pool allows
+   * LoadBalancer use; a KubeControllersConfiguration with `controllers.loadBalancer` turns it
+   * `on`, one without it `off` (Calico: nil disables it).
+   */
+  readonly loadBalancer: LoadBalancerMode;
+  /** Which LoadBalancer Services get addresses (Calico's `assignIPs`). */
+  readonly loadBalancerAssignIps: AssignIpsMode;
   /** Where each value came from, for the start-up log. */
   readonly sources: Readonly<Record<string, 'flag' | 'env' | 'resource' | 'default'>>;
 }
@@ -51,7 +62,9 @@ type Setting =
   | 'leaseName'
   | 'leaseDuration'
   | 'renewDeadline'
-  | 'retryPeriod';
+  | 'retryPeriod'
+  | 'loadBalancer'
+  | 'loadBalancerAssignIps';
 
 const FLAGS: Record<Setting, { flag: string; env: string }> = {
   leakGracePeriod: { flag: 'leak-grace-period', env: 'NETLEDGER_LEAK_GRACE_PERIOD' },
@@ -63,13 +76,19 @@ const FLAGS: Record<Setting, { flag: string; env: string }> = {
   leaseDuration: { flag: 'lease-duration', env: 'NETLEDGER_LEASE_DURATION' },
   renewDeadline: { flag: 'renew-deadline', env: 'NETLEDGER_RENEW_DEADLINE' },
   retryPeriod: { flag: 'retry-period', env: 'NETLEDGER_RETRY_PERIOD' },
+  loadBalancer: { flag: 'load-balancer', env: 'NETLEDGER_LOAD_BALANCER' },
+  loadBalancerAssignIps: {
+    flag: 'load-balancer-assign-ips',
+    env: 'NETLEDGER_LOAD_BALANCER_ASSIGN_IPS',
+  },
 };
 
 /** The usage text. */
 export const USAGE = `usage: netledger-kube-controllers [--kubeconfig FILE] [options]
 
-Runs the IPAM garbage collector (and serves its metrics) against the Kubernetes API and the IPAM
-store named as for netledgerctl (DATASTORE_TYPE, ETCD_ENDPOINTS, NETLEDGER_DATASTORE_PATH, ...).
+Runs the IPAM garbage collector and the LoadBalancer controller (and serves their metrics) against
+the Kubernetes API and the IPAM store named as for netledgerctl (DATASTORE_TYPE, ETCD_ENDPOINTS,
+NETLEDGER_DATASTORE_PATH, ...).
 
   --kubeconfig FILE              the Kubernetes API (default: $KUBECONFIG, else in-cluster)
   --leak-grace-period DURATION   candidate -> confirmed leak after this (default 15m; 0: report only)
@@ -80,6 +99,9 @@ store named as for netledgerctl (DATASTORE_TYPE, ETCD_ENDPOINTS, NETLEDGER_DATAS
   --lease-name NAME              its name (default netledger-kube-controllers)
   --lease-duration DURATION      (default 15s)   --renew-deadline DURATION (default 10s)
   --retry-period DURATION        (default 2s)
+  --load-balancer auto|on|off    LoadBalancer Service addresses from IP pools (default auto:
+                                 once an IP pool allows LoadBalancer use)
+  --load-balancer-assign-ips AllServices|RequestedServicesOnly   (default AllServices)
   --help, --version
 
 Each option also reads an environment variable (NETLEDGER_LEAK_GRACE_PERIOD, LOG_LEVEL, ...);
@@ -136,7 +158,10 @@ const LOG_SEVERITY: Record<string, LogLevel> = {
 
 /** The fields of a KubeControllersConfiguration netledger reads. */
 export interface KubeControllersConfigurationSpec {
-  readonly controllers?: { readonly node?: { readonly leakGracePeriod?: unknown } | null };
+  readonly controllers?: {
+    readonly node?: { readonly leakGracePeriod?: unknown } | null;
+    readonly loadBalancer?: unknown;
+  };
   readonly prometheusMetricsPort?: unknown;
   readonly logSeverityScreen?: unknown;
 }
@@ -144,7 +169,8 @@ export interface KubeControllersConfigurationSpec {
 /**
  * Resolves the run configuration: each setting from its flag, else its variable, else the
  * KubeControllersConfiguration (`spec.controllers.node.leakGracePeriod`,
- * `spec.prometheusMetricsPort`, `spec.logSeverityScreen`), else the default. Every value is
+ * `spec.prometheusMetricsPort`, `spec.logSeverityScreen`, `spec.controllers.loadBalancer` and its
+ * `assignIPs`), else the default. Every value is
  * validated; a bad one throws {@link RunConfigError} naming where it came from.
  */
 export function resolveRunConfig(
@@ -298,6 +324,36 @@ export function resolveRunConfig(
       `leader election needs lease duration > renew deadline > retry period > 0, got ${leaseDurationMs} ms, ${renewDeadlineMs} ms, ${retryPeriodMs} ms`,
     );
   }
+  let lbResource: { readonly assignIps: AssignIpsMode } | undefined;
+  try {
+    lbResource = spec ? loadBalancerControllerOf(spec) : undefined;
+  } catch (e) {
+    throw new RunConfigError(`${rname}: ${(e as Error).message}`);
+  }
+  const loadBalancer = pick<LoadBalancerMode>(
+    'loadBalancer',
+    (t) => {
+      if (t !== 'auto' && t !== 'on' && t !== 'off')
+        throw new RunConfigError(
+          `${where('loadBalancer')}: must be auto, on or off, got ${JSON.stringify(t)}`,
+        );
+      return t;
+    },
+    spec ? () => (lbResource ? 'on' : 'off') : undefined,
+    'auto',
+  );
+  const loadBalancerAssignIps = pick<AssignIpsMode>(
+    'loadBalancerAssignIps',
+    (t) => {
+      if (t !== 'AllServices' && t !== 'RequestedServicesOnly')
+        throw new RunConfigError(
+          `${where('loadBalancerAssignIps')}: must be AllServices or RequestedServicesOnly, got ${JSON.stringify(t)}`,
+        );
+      return t;
+    },
+    lbResource ? () => lbResource.assignIps : undefined,
+    'AllServices',
+  );
   return {
     kubeconfig: args.kubeconfig,
     leakGracePeriodMs,
@@ -310,6 +366,8 @@ export function resolveRunConfig(
     renewDeadlineMs,
     retryPeriodMs,
     gcEnabled: !spec || (node !== undefined && node !== null),
+    loadBalancer,
+    loadBalancerAssignIps,
     sources,
   };
 }

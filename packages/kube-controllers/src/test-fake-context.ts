@@ -15,7 +15,7 @@ export interface FakeInformer<T extends Slim> extends SlimInformer<T> {
   delete(name: string, namespace?: string): void;
 }
 
-function createFakeInformer<T extends Slim>(): FakeInformer<T> {
+export function createFakeInformer<T extends Slim>(): FakeInformer<T> {
   const objects = new Map<string, T>();
   const events = new EventEmitter();
   const key = (name: string, namespace?: string): string => `${namespace ?? ''}/${name}`;

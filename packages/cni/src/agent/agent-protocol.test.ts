@@ -21,6 +21,16 @@ describe('request body', () => {
     );
   });
 
+  it('keeps a variable named __proto__ (or constructor) as an entry', () => {
+    const env = JSON.parse('{"__proto__":"x","constructor":"y","A":"1"}') as Record<string, string>;
+    const decoded = decodeAgentRequest(encodeAgentRequest({ env, stdin: '' })).env;
+    expect(Object.entries(decoded)).toEqual([
+      ['__proto__', 'x'],
+      ['constructor', 'y'],
+      ['A', '1'],
+    ]);
+  });
+
   it.each<[string, Buffer, string]>([
     ['no end of the environment', Buffer.from('A=1\0B=2'), 'not terminated'],
     ['an entry without =', Buffer.from('A\0\0{}'), 'bad environment entry "A"'],

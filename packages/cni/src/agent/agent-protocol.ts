@@ -52,7 +52,8 @@ export function encodeAgentRequest(request: AgentRequest): Buffer {
  * twice. Standard input is decoded as UTF-8 as the plugin decodes it (bad bytes become U+FFFD).
  */
 export function decodeAgentRequest(body: Buffer): AgentRequest {
-  const env: Record<string, string> = {};
+  // No prototype: a variable named __proto__ is an entry like any other.
+  const env = Object.create(null) as Record<string, string>;
   let at = 0;
   for (;;) {
     const end = body.indexOf(0, at);

@@ -3,7 +3,6 @@
 // `ipAddrs` as an `IP=` request, `ipAddrsNoIpam` instead of IPAM), and what calico-ipam itself
 // does on Kubernetes (the namespace's labels for pools' namespaceSelector, KubeVirt VM handles).
 import { formatIp, parseIp } from '@netledger/accounting';
-import { isIpamError } from '@netledger/ipam-core';
 import { CniError, CniErrorCode } from '../cni-error.js';
 import { cmdAdd } from '../cmd-add.js';
 import type { IpamResult } from '../cni-result.js';
@@ -13,7 +12,7 @@ import type { KubeApi, KubeMeta } from './kube-reads.js';
 import { readPodAndNamespace } from './kube-reads.js';
 import type { VmiInfo } from './kubevirt.js';
 import { vmAttrs, vmHandleId, vmiOwnerOf } from './kubevirt.js';
-import { readVmiInfo, vmAddressPersistence } from './read-vmi.js';
+import { readVmiInfo, vmAddressPersistence, vmHandleIps } from './read-vmi.js';
 import type { WorkloadIpamRequest } from './workload-annotations.js';
 import { parseWorkloadAnnotations } from './workload-annotations.js';
 
@@ -75,13 +74,7 @@ async function reuseVmAddresses(
   handleId: string,
   attrs: Record<string, string>,
 ): Promise<IpamResult | undefined> {
-  let ips: string[];
-  try {
-    ips = await ctx.client.ipsByHandle(handleId);
-  } catch (e) {
-    if (!isIpamError(e, 'DoesNotExist')) throw e;
-    ips = [];
-  }
+  const ips = await vmHandleIps(ctx.client, handleId);
   const target = vm.migrationJobUid !== undefined;
   if (ips.length === 0) {
     if (target)

@@ -8,7 +8,7 @@ import type { CommandContext } from '../command-context.js';
 import type { KubeApi } from './kube-reads.js';
 import { kubePaths, readMeta } from './kube-reads.js';
 import { mayBeVirtLauncher, vmHandleId, vmiOwnerOf } from './kubevirt.js';
-import { readVmiInfo, vmAddressPersistence } from './read-vmi.js';
+import { readVmiInfo, vmAddressPersistence, vmHandleIps } from './read-vmi.js';
 
 const hasOwner = (attrs: Readonly<Record<string, string>> | undefined): boolean =>
   attrs !== undefined && Object.keys(attrs).length > 0;
@@ -50,13 +50,7 @@ export async function cmdDelK8s(ctx: CommandContext, kube: KubeApi): Promise<voi
   const vmi = await readVmiInfo(kube, pod, owner, { vmMayBeGone: true });
   const handleId = vmHandleId(ctx.conf.name, ref.namespace, vmi?.name ?? owner.name);
   const podOwner = { namespace: ref.namespace, name: ref.pod };
-  let ips: string[];
-  try {
-    ips = await ctx.client.ipsByHandle(handleId);
-  } catch (e) {
-    if (!isIpamError(e, 'DoesNotExist')) throw e;
-    ips = [];
-  }
+  const ips = await vmHandleIps(ctx.client, handleId);
   for (const ip of ips) {
     const attrs = await ctx.client.getAssignmentAttributes(ip);
     const active = attrs.activeOwnerAttrs;

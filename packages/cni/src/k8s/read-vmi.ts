@@ -1,6 +1,7 @@
 // The reads behind KubeVirt persistence: the pod's VMI (checked against the owner reference's
 // UID), its VM, and whether persistence is enabled in the IPAM configuration.
 import type { IpamClient } from '@netledger/ipam-core';
+import { isIpamError } from '@netledger/ipam-core';
 import { CniError, CniErrorCode } from '../cni-error.js';
 import type { KubeApi, KubeMeta, OwnerReference } from './kube-reads.js';
 import { kubePaths, readMeta } from './kube-reads.js';
@@ -18,6 +19,16 @@ export async function vmAddressPersistence(client: IpamClient): Promise<boolean>
     return (await client.getIpamConfig()).kubeVirtVMAddressPersistence !== 'Disabled';
   } catch {
     return true;
+  }
+}
+
+/** The addresses the VM's handle holds; none when the handle does not exist. */
+export async function vmHandleIps(client: IpamClient, handleId: string): Promise<string[]> {
+  try {
+    return await client.ipsByHandle(handleId);
+  } catch (e) {
+    if (!isIpamError(e, 'DoesNotExist')) throw e;
+    return [];
   }
 }
 

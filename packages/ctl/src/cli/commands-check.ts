@@ -1,4 +1,6 @@
+import type { Datastore } from '@netledger/ipam-core';
 import { CtlError } from '../ctl-error.js';
+import { toCtlError } from '../config/datastore-config.js';
 import { parseCheckReport, serializeCheckReport } from '../commands/check-report.js';
 import { setDatastoreLock } from '../commands/datastore-lock.js';
 import { exportDatastore, importDatastore, parseExport } from '../commands/datastore-migrate.js';
@@ -25,7 +27,9 @@ export const CHECK_COMMANDS: readonly CommandSpec[] = [
     help: `  --show-all-ips       list every allocation and user (implies --show-problem-ips)
   --show-problem-ips   list each problem address and handle
   -o, --output FILE    write the machine-readable report (input of 'ipam release --from-report')
-  --kubeconfig PATH    read workload endpoints from Kubernetes (not available yet)
+  --kubeconfig PATH    the Kubernetes API (default: $KUBECONFIG; the Kubernetes store's own
+                       otherwise): LoadBalancer Services' addresses are in use when the
+                       KubeControllersConfiguration "default" has controllers.loadBalancer
 Lock the datastore first ('datastore migrate lock') if the report is to be used for release.`,
     options: {
       'show-all-ips': { type: 'boolean' },
@@ -37,13 +41,36 @@ Lock the datastore first ('datastore migrate lock') if the report is to be used 
     async run(ctx, f) {
       const { datastore } = await ctx.store();
       const kubeconfig = str(f, 'kubeconfig') ?? (ctx.io.env.KUBECONFIG || undefined);
-      const result = await checkIpam(datastore, {
-        showAllIps: bool(f, 'show-all-ips'),
-        showProblemIps: bool(f, 'show-problem-ips'),
-        version: CTL_VERSION,
-        nowMs: ctx.io.clock?.now() ?? Date.now(),
-        ...(kubeconfig !== undefined && { kubeconfig }),
-      });
+      // The Kubernetes API: the Kubernetes store's own connection, else one from the kubeconfig
+      // (opened as a Kubernetes store for its object reader; nothing is sent until a read).
+      // Imported here: only this command loads the Kubernetes client.
+      const { kubeObjectReaderOf } = await import('@netledger/datastore-k8s');
+      let kubernetes = kubeObjectReaderOf(datastore);
+      let kubeStore: Datastore | undefined;
+      if (!kubernetes && kubeconfig !== undefined) {
+        try {
+          kubeStore = await ctx.io.openDatastore(
+            { type: 'kubernetes', kubeconfig },
+            { mayCreate: false },
+          );
+        } catch (e) {
+          throw toCtlError(e);
+        }
+        kubernetes = kubeObjectReaderOf(kubeStore);
+      }
+      let result;
+      try {
+        result = await checkIpam(datastore, {
+          showAllIps: bool(f, 'show-all-ips'),
+          showProblemIps: bool(f, 'show-problem-ips'),
+          version: CTL_VERSION,
+          nowMs: ctx.io.clock?.now() ?? Date.now(),
+          ...(kubeconfig !== undefined && { kubeconfig }),
+          ...(kubernetes && { kubernetes }),
+        });
+      } finally {
+        await kubeStore?.close();
+      }
       const file = str(f, 'output');
       if (file !== undefined) {
         try {

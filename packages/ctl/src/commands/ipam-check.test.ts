@@ -5,6 +5,7 @@ import { seedProblems } from '../test-support/seed-problems.js';
 import { parseCheckReport, serializeCheckReport } from './check-report.js';
 import { setDatastoreLock } from './datastore-lock.js';
 import { checkIpam } from './ipam-check.js';
+import type { KubeReader } from './ipam-check.js';
 import { releaseFromReports } from './ipam-release.js';
 
 const NOW = Date.UTC(2026, 0, 1);
@@ -204,5 +205,102 @@ describe('ipam check', () => {
     expect(r.exitCode).toBe(1);
     expect(r.text).toContain('An error occurred while releasing some IPs');
     expect(await ipam.ipsByHandle('new')).toEqual(['10.0.0.3']);
+  });
+});
+
+describe('ipam check: LoadBalancer Services', () => {
+  /** A Kubernetes API with a KubeControllersConfiguration (or none) and these Services. */
+  const kubernetes = (kcc: object | undefined, services: object[]): KubeReader => ({
+    async get(path) {
+      if (path.startsWith('/apis/crd.projectcalico.org/v1/kubecontrollersconfigurations/'))
+        return kcc as Record<string, unknown> | undefined;
+      if (path.startsWith('/api/v1/services?limit=500')) {
+        // Two pages, as a large cluster would answer.
+        const second = path.includes('continue=p2');
+        return {
+          items: second ? services.slice(1) : services.slice(0, 1),
+          metadata: second ? {} : { continue: 'p2' },
+        };
+      }
+      throw new Error(`unexpected GET ${path}`);
+    },
+  });
+  const lbService = (name: string, ip: string, extra: object = {}) => ({
+    metadata: { name, namespace: 'default', uid: name },
+    spec: { type: 'LoadBalancer', ...extra },
+    status: { loadBalancer: { ingress: [{ ip, ipMode: 'VIP' }] } },
+  });
+
+  async function seed() {
+    const { ipam, datastore } = memoryStore();
+    await ipam.pools.create({
+      metadata: { name: 'lb' },
+      spec: { cidr: '10.99.0.0/24', allowedUses: ['LoadBalancer'] },
+    });
+    for (const [ip, service] of [
+      ['10.99.0.1', 'web'],
+      ['10.99.0.2', 'db'],
+    ] as const)
+      await ipam.assignIp({
+        ip,
+        hostname: 'load-balancer',
+        handleId: `lb-${service}`,
+        attrs: { service, namespace: 'default', type: 'LoadBalancer' },
+        intendedUse: 'LoadBalancer',
+      });
+    return datastore;
+  }
+
+  it("counts the managed Services' ingress addresses as in use once the controller is configured", async () => {
+    const datastore = await seed();
+    const kcc = { spec: { controllers: { loadBalancer: { assignIPs: 'AllServices' } } } };
+    const r = await checkIpam(datastore, {
+      ...options,
+      showAllIps: true,
+      kubernetes: kubernetes(kcc, [
+        lbService('web', '10.99.0.1'),
+        lbService('db', '10.99.0.2'),
+        lbService('other', '192.0.2.9', { loadBalancerClass: 'example.com/lb' }),
+      ]),
+    });
+    expect(r.text).toContain(
+      'Loading all service load balancer IPs.\n  10.99.0.1 belongs to web\n  10.99.0.2 belongs to db\nFound 2 service load balancer(s).\n\n',
+    );
+    expect(r.text).not.toContain('No configuration for LoadBalancer kubecontroller found');
+    expect(r.text).toContain('Found 0 IPs that are allocated in IPAM but not actually in use.\n');
+    expect(r.problems).toBe(0);
+    expect(r.report.allocations['10.99.0.1']).toMatchObject([{ inUse: true, owners: ['web'] }]);
+  });
+
+  it('counts only the requested Services with RequestedServicesOnly, and reports the rest leaked', async () => {
+    const datastore = await seed();
+    const kcc = { spec: { controllers: { loadBalancer: { assignIPs: 'RequestedServicesOnly' } } } };
+    const r = await checkIpam(datastore, {
+      ...options,
+      kubernetes: kubernetes(kcc, [
+        lbService('web', '10.99.0.1', { loadBalancerIP: '10.99.0.1' }),
+        lbService('db', '10.99.0.2'),
+      ]),
+    });
+    expect(r.text).toContain('Found 1 service load balancer(s).\n');
+    expect(r.text).toContain(
+      '  10.99.0.2 leaked; attrs Main:lb-db Extra:namespace=default,service=db,type=LoadBalancer\n',
+    );
+    expect(r.problems).toBe(1);
+  });
+
+  it.each([
+    ['no Kubernetes API', undefined],
+    ['no KubeControllersConfiguration', kubernetes(undefined, [])],
+    [
+      'one without controllers.loadBalancer',
+      kubernetes({ spec: { controllers: { node: {} } } }, []),
+    ],
+  ])('skips the service check with %s, as calicoctl', async (_what, kube) => {
+    const datastore = await seed();
+    const r = await checkIpam(datastore, { ...options, ...(kube && { kubernetes: kube }) });
+    expect(r.text).toContain(
+      'Loading all service load balancer IPs.\nNo configuration for LoadBalancer kubecontroller found, skipping service check\n\n',
+    );
   });
 });

@@ -2,8 +2,20 @@ import { cidrContainsIp, formatIp, parseCidr, parseIp } from '@netledger/account
 import type { AllocationAttribute, Datastore, Node } from '@netledger/ipam-core';
 import type { AllocationKind, BlockAllocation } from '@netledger/ipam-core/block';
 import { blockAllocations, findBlockProblems } from '@netledger/ipam-core/block';
+import {
+  isManagedLoadBalancer,
+  loadBalancerControllerOf,
+  slimService,
+} from '@netledger/kube-controllers/load-balancer';
+import type { AssignIpsMode } from '@netledger/kube-controllers/load-balancer';
+import { CtlError } from '../ctl-error.js';
 import type { CheckReport, ReportAllocation, ReportHandle } from './check-report.js';
 import { readClusterInformation } from './cluster-information.js';
+
+/** Reads Kubernetes API objects by path (datastore-k8s's `KubeObjectReader`): undefined for a 404. */
+export interface KubeReader {
+  get(path: string): Promise<Readonly<Record<string, unknown>> | undefined>;
+}
 
 /** Options of {@link checkIpam}. */
 export interface CheckOptions {
@@ -14,6 +26,11 @@ export interface CheckOptions {
   readonly version: string;
   /** A kubeconfig was given (reading workload endpoints through it is not available yet). */
   readonly kubeconfig?: string;
+  /**
+   * The Kubernetes API (the Kubernetes store's connection, or one opened from the kubeconfig):
+   * the KubeControllersConfiguration `default` and the Services are read through it.
+   */
+  readonly kubernetes?: KubeReader;
   /** For `releasedAt in the future` (clock skew). */
   readonly nowMs: number;
 }
@@ -100,6 +117,48 @@ function track(a: BlockAllocation, blockDeleted: boolean): Tracked {
 
 const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
+function canonicalIp(text: string): string | undefined {
+  try {
+    return formatIp(parseIp(text));
+  } catch {
+    return undefined;
+  }
+}
+
+const KCC_PATH = '/apis/crd.projectcalico.org/v1/kubecontrollersconfigurations/default';
+
+/**
+ * The LoadBalancer controller's settings in the KubeControllersConfiguration `default`: undefined
+ * when it or its CRD is absent, or it has no `controllers.loadBalancer` (calicoctl's test).
+ */
+async function loadBalancerConfig(
+  kube: KubeReader,
+): Promise<{ readonly assignIps: AssignIpsMode } | undefined> {
+  const kcc = await kube.get(KCC_PATH);
+  if (!kcc) return undefined;
+  try {
+    return loadBalancerControllerOf(kcc.spec);
+  } catch (e) {
+    throw new CtlError(
+      'InvalidInput',
+      `KubeControllersConfiguration default: ${(e as Error).message}`,
+    );
+  }
+}
+
+/** Every Service, listed in pages of 500. */
+async function* listServices(kube: KubeReader): AsyncGenerator<unknown> {
+  let token = '';
+  do {
+    const page = await kube.get(
+      `/api/v1/services?limit=500${token ? `&continue=${encodeURIComponent(token)}` : ''}`,
+    );
+    yield* (page?.items as unknown[] | undefined) ?? [];
+    const meta = page?.metadata as { continue?: unknown } | undefined;
+    token = typeof meta?.continue === 'string' ? meta.continue : '';
+  } while (token !== '');
+}
+
 /**
  * `ipam check` (calicoctl's `IPAMChecker.CheckIPAM`): cross-references every block allocation
  * with what uses addresses and reports, in calicoctl's words and order, leaked addresses (not
@@ -108,9 +167,14 @@ const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 
  * (printed, not counted, as Calico) and structurally invalid blocks (Calico's exact messages).
  *
  * Users known from the datastore are node tunnel addresses (IPv4 and IPv6; Calico reads only
- * IPv4, so its v6 tunnel addresses show as leaked). Workload endpoints need Kubernetes, which is
- * not available yet: allocations owned by a pod or VM are then assumed in use, never reported
- * leaked. Windows-reserved addresses are in use ("Reserved for Windows"). Read-only.
+ * IPv4, so its v6 tunnel addresses show as leaked). As in calicoctl, LoadBalancer Services'
+ * `status.loadBalancer.ingress` addresses are in use (owner: the Service's name) when the
+ * KubeControllersConfiguration `default` configures the LoadBalancer controller
+ * (`controllers.loadBalancer`) and `kubernetes` is given; the Services counted are the ones the
+ * controller manages (`assignIPs`). Otherwise the service check is skipped, and LoadBalancer
+ * allocations have no user. Workload endpoints are not read yet: allocations owned by a pod or VM
+ * are assumed in use, never reported leaked. Windows-reserved addresses are in use ("Reserved for
+ * Windows"). Read-only.
  */
 export async function checkIpam(datastore: Datastore, o: CheckOptions): Promise<CheckResult> {
   const out: string[] = [];
@@ -164,7 +228,22 @@ export async function checkIpam(datastore: Datastore, o: CheckOptions): Promise<
   p();
 
   p('Loading all service load balancer IPs.');
-  p('No configuration for LoadBalancer kubecontroller found, skipping service check');
+  const lb = o.kubernetes && (await loadBalancerConfig(o.kubernetes));
+  if (!o.kubernetes || !lb) {
+    p('No configuration for LoadBalancer kubecontroller found, skipping service check');
+  } else {
+    let numLoadBalancers = 0;
+    for await (const raw of listServices(o.kubernetes)) {
+      const svc = slimService(raw);
+      if (!isManagedLoadBalancer(svc, lb.assignIps)) continue;
+      numLoadBalancers++;
+      for (const e of svc.ingress) {
+        const ip = canonicalIp(e.ip ?? '');
+        if (ip !== undefined) recordRef(ip, svc.metadata.name);
+      }
+    }
+    p(`Found ${numLoadBalancers} service load balancer(s).`);
+  }
   p();
 
   p('Loading all workload endpoints.');

@@ -1,0 +1,1 @@
+export { writeFd } from './write-fd.js';
