@@ -153,27 +153,41 @@ async function apiRequests(api: KubeApiserverFixture): Promise<Tally> {
   return t;
 }
 
-/** Per-ADD and per-DEL reads and writes over `STEADY` sequential ADDs then their DELs. */
+/** What sequential ADDs and DELs cost the store, per request, and took. */
+interface StoreCost {
+  readonly add: Tally;
+  readonly del: Tally;
+  readonly addMs: number[];
+  readonly delMs: number[];
+}
+
+/** Per-ADD and per-DEL reads and writes, and latencies, over `STEADY` sequential ADDs then their DELs. */
 async function steadyCost(o: {
   plugin: string;
   conf: string;
   prefix: string;
   count: () => Promise<Tally>;
-}): Promise<{ add: Tally; del: Tally }> {
+}): Promise<StoreCost> {
   const per = (a: Tally, b: Tally): Tally => ({
     reads: (b.reads - a.reads) / STEADY,
     writes: (b.writes - a.writes) / STEADY,
   });
   // Warm: the block exists, the agent's view is synced and it wrote the block last.
   await must({ plugin: o.plugin, command: 'ADD', id: `${o.prefix}w`, conf: o.conf });
+  const addMs: number[] = [];
+  const delMs: number[] = [];
   const t0 = await o.count();
   for (let i = 0; i < STEADY; i++)
-    await must({ plugin: o.plugin, command: 'ADD', id: `${o.prefix}${i}`, conf: o.conf });
+    addMs.push(
+      await must({ plugin: o.plugin, command: 'ADD', id: `${o.prefix}${i}`, conf: o.conf }),
+    );
   const t1 = await o.count();
   for (let i = 0; i < STEADY; i++)
-    await must({ plugin: o.plugin, command: 'DEL', id: `${o.prefix}${i}`, conf: o.conf });
+    delMs.push(
+      await must({ plugin: o.plugin, command: 'DEL', id: `${o.prefix}${i}`, conf: o.conf }),
+    );
   const t2 = await o.count();
-  return { add: per(t0, t1), del: per(t1, t2) };
+  return { add: per(t0, t1), del: per(t1, t2), addMs, delMs };
 }
 
 const requests = (name: string, value: number, target?: string): BenchResult => ({
@@ -184,12 +198,12 @@ const requests = (name: string, value: number, target?: string): BenchResult => 
   ...(target && { target }),
 });
 
-function costResults(
-  store: string,
-  agent: { add: Tally; del: Tally },
-  plain: { add: Tally; del: Tally },
-) {
+function costResults(store: string, agent: StoreCost, plain: StoreCost): BenchResult[] {
   return [
+    ms(`${store}: ADD p50, through the agent (Perl client)`, p(agent.addMs, 50)),
+    ms(`${store}: ADD p50, exec path`, p(plain.addMs, 50)),
+    ms(`${store}: DEL p50, through the agent (Perl client)`, p(agent.delMs, 50)),
+    ms(`${store}: DEL p50, exec path`, p(plain.delMs, 50)),
     requests(`${store}: reads per ADD, through the agent (steady state)`, agent.add.reads, '0'),
     requests(`${store}: writes per ADD, through the agent (steady state)`, agent.add.writes),
     requests(`${store}: reads per ADD, exec path`, plain.add.reads),
@@ -477,7 +491,7 @@ async function main(): Promise<void> {
   writeBenchResults('node-agent', {
     title: 'netledger-node, the node agent, beside the exec path and host-local',
     command: 'pnpm build && pnpm bench --filter=@netledger/node-agent',
-    notes: `Latency: ${ROUNDS} rounds (after ${WARM_UP} warm-up rounds) of an ADD then a DEL on each path, interleaved so all see the same load: the plugin installed with \`netledger-ipam install --agent-socket\` reaching a running netledger-node through the launcher's Perl client, or through the plugin's own Node client (started from its snapshot); bin/netledger-ipam running the command in-process (its config naming a socket nobody listens on); Debian's host-local on a /16. File store; no bridge plugin. Bursts: ${CONCURRENT} ADDs started at once, then their DELs, through the agent and with host-local. Store cost: ${STEADY} sequential ADDs then their DELs after one warm-up ADD, counted by the store itself (etcd 3.4's grpc_server_started_total: Range is a read, Txn/Put/DeleteRange a write, the HTTP gateway's included; kube-apiserver's apiserver_request_total over Calico's CRDs, nodes, pods and namespaces: GET/LIST/WATCH are reads), first through the agent, then on the exec path with the agent stopped. On Kubernetes the agent runs as the netledger-node-agent ServiceAccount (apps/node-agent/deploy/rbac.yaml), the plugin as netledger-cni-plugin.`,
+    notes: `Latency: ${ROUNDS} rounds (after ${WARM_UP} warm-up rounds) of an ADD then a DEL on each path, interleaved so all see the same load: the plugin installed with \`netledger-ipam install --agent-socket\` reaching a running netledger-node through the launcher's Perl client, or through the plugin's own Node client (started from its snapshot); bin/netledger-ipam running the command in-process (its config naming a socket nobody listens on); Debian's host-local on a /16. File store; no bridge plugin. Bursts: ${CONCURRENT} ADDs started at once, then their DELs, through the agent and with host-local. Store cost (and those requests' p50): ${STEADY} sequential ADDs then their DELs after one warm-up ADD, counted by the store itself (etcd 3.4's grpc_server_started_total: Range is a read, Txn/Put/DeleteRange a write, the HTTP gateway's included; kube-apiserver's apiserver_request_total over Calico's CRDs, nodes, pods and namespaces: GET/LIST/WATCH are reads), first through the agent, then on the exec path with the agent stopped. On Kubernetes the agent runs as the netledger-node-agent ServiceAccount (apps/node-agent/deploy/rbac.yaml), the plugin as netledger-cni-plugin.`,
     results,
   });
 }

@@ -4,6 +4,7 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import {
+  acquireHostLock,
   createLogger,
   createPresumingDatastore,
   serveAgentRequest,
@@ -28,6 +29,7 @@ import { AgentSocketError } from './agent-socket.js';
 import { agentMirrorLists } from './agent-mirror.js';
 import { countedDatastore } from './counted-datastore.js';
 import { queryAgentStatus } from './query-status.js';
+import { queuedHostLock } from './queued-host-lock.js';
 
 /** The longest a stop waits for requests in flight: the plugin's own bounds (lock, then command). */
 const DRAIN_MS = 190_000;
@@ -144,6 +146,8 @@ async function serveNode(args: RunArgs, p: AgentProcess): Promise<number> {
   const deps: PluginDeps = {
     openDatastore: async () => shared,
     ipamClient: () => client,
+    // The agent's requests queue in memory for the host lock; only the first waits on the file.
+    acquireLock: queuedHostLock(acquireHostLock),
     readFile: p.readFile,
     osHostname: p.osHostname,
     ...(p.kubeApi && { kubeApi: () => p.kubeApi!(raw) }),
