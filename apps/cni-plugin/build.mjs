@@ -19,7 +19,7 @@
 import { build } from 'esbuild';
 import { nodeBundle, esmExecutableBanner } from '../../scripts/esbuild-node.mjs';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, readFileSync, rmSync } from 'node:fs';
 import { builtinModules, createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { brotliCompressSync } from 'node:zlib';
@@ -180,6 +180,9 @@ assertNoGrpc(
   }),
   snapshotEntry,
 );
+// The node agent's Perl client, which the install lays down beside the bundle (docs/node-agent.md).
+copyFileSync('src/agent-client.pl', 'dist/netledger-ipam-agent.pl');
+
 rmSync(snapshotBlob, { force: true });
 execFileSync(
   process.execPath,

@@ -1,21 +1,23 @@
 // netledger-ipam's process: reads CNI_* and stdin, opens the configured datastore with the plugin's
 // opener (open-datastore.ts), runs the plugin from @netledger/cni, prints its result or error JSON
 // and exits 0 or 1.
-import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import {
   CniError,
   CniErrorCode,
+  askAgent,
   createLogger,
   formatError,
+  parseNetConf,
   printJson,
   runCniPlugin,
 } from '@netledger/cni';
-import type { IpamConf, Logger } from '@netledger/cni';
+import type { IpamConf, Logger, PluginOutput } from '@netledger/cni';
 import { runInstall } from './install/run-install.js';
-import { ANSWERED_STATUS_OFFSET } from './install/launcher-script.js';
+import { AGENT_TRIED_ENV, ANSWERED_STATUS_OFFSET } from './install/launcher-script.js';
 import { launcherPidOf, watchLauncher } from './install/parent-watchdog.js';
 import { createPluginOpener } from './open-datastore.js';
 import { writeFd } from '@netledger/write-fd';
@@ -51,6 +53,34 @@ function readStdin(): string {
   }
 }
 
+/** The commands the node agent serves. */
+const AGENT_COMMANDS = new Set(['ADD', 'DEL', 'CHECK', 'GC', 'STATUS']);
+
+/**
+ * The node agent's answer to this invocation, or undefined when the plugin must run it itself:
+ * not a command the agent serves, a config the plugin would refuse (it then says why), no socket
+ * at `agent_socket` (the default when the config names none), the socket the launcher's fast
+ * client already tried, or an agent that could not serve it (askAgent's fallbacks).
+ */
+async function agentAnswer(command: string, stdin: string): Promise<PluginOutput | undefined> {
+  if (!AGENT_COMMANDS.has(command)) return undefined;
+  let socket: string;
+  try {
+    socket = parseNetConf(stdin, process.env).ipam.agentSocket;
+  } catch {
+    return undefined;
+  }
+  if (socket === process.env[AGENT_TRIED_ENV] || !existsSync(socket)) return undefined;
+  const env = Object.create(null) as Record<string, string>;
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
+  const reply = await askAgent({
+    socketPath: socket,
+    request: { env, stdin },
+    client: 'netledger-ipam-node',
+  });
+  return reply.kind === 'answer' ? reply.output : undefined;
+}
+
 async function main(selfDir: string | undefined): Promise<number> {
   if (process.argv[2] === 'install') {
     return runInstall(process.argv.slice(3), {
@@ -65,6 +95,12 @@ async function main(selfDir: string | undefined): Promise<number> {
   }
   const command = process.env['CNI_COMMAND'] ?? '';
   const stdin = command === '' || command === 'VERSION' ? '' : readStdin();
+  const answered = await agentAnswer(command, stdin);
+  if (answered) {
+    print(answered.stdout);
+    printErr(answered.stderr);
+    return answered.exitCode;
+  }
   const opener = createPluginOpener();
   const out = await runCniPlugin(
     { env: process.env, stdin },

@@ -1,14 +1,18 @@
 // End to end in throwaway namespaces: Debian's bridge plugin, with its gateway on the bridge
 // (isGateway), and "ipam": netledger-ipam in gateway mode, and the same harness with Debian's
 // host-local on an equal /24, side by side. Neither may hand a container the bridge's gateway or
-// the subnet's network or broadcast address (which calico mode would: issue 14).
-import { readdirSync } from 'node:fs';
+// the subnet's network or broadcast address (which calico mode would: issue 14). netledger-ipam
+// runs three ways: on its own (bin/), installed with netledger-node serving it, and installed with
+// netledger-node stopped (killed: its socket left behind, the plugin runs every command itself).
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createFileDatastore } from '@netledger/datastore-file';
 import { createIpamClient, isIpamError } from '@netledger/ipam-core';
 import type { IpamClient } from '@netledger/ipam-core';
 import { createTempDir } from '@netledger/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { answered, setUpAgent } from './agent-harness.js';
+import type { AgentMode, AgentSetup } from './agent-harness.js';
 import { createNetnsHarness, pooled, requireNetnsPrerequisites } from './netns-harness.js';
 import type { PluginRun } from './netns-harness.js';
 
@@ -17,7 +21,12 @@ const PARALLEL = 5;
 const COOLDOWN_S = 20;
 
 interface Variant {
-  readonly name: 'netledger-ipam' | 'host-local';
+  readonly name: string;
+  readonly plugin: 'netledger-ipam' | 'host-local';
+  /** netledger-ipam installed beside netledger-node, running or stopped. */
+  readonly agent?: AgentMode;
+  /** The namespaces' tag. */
+  readonly tag: string;
   readonly subnet: string;
   /** The gateway bridge puts on itself, and the addresses no container may get. */
   readonly gateway: string;
@@ -25,24 +34,34 @@ interface Variant {
   ipam(tmp: string): Record<string, unknown>;
 }
 
+const netledger = (name: string, tag: string, agent?: AgentMode): Variant => ({
+  name,
+  plugin: 'netledger-ipam',
+  ...(agent && { agent }),
+  tag,
+  subnet: '10.123.0.',
+  gateway: '10.123.0.1',
+  reserved: ['10.123.0.0', '10.123.0.1', '10.123.0.255'],
+  ipam: (tmp) => ({
+    type: 'netledger-ipam',
+    mode: 'gateway',
+    ipv4_pools: ['e2e'],
+    nodename: 'e2e-node',
+    datastore_path: join(tmp, 'store', 'datastore.json'),
+    ipam_lock_file: join(tmp, 'lock', 'ipam.lock'),
+    ...(agent && { agent_socket: join(tmp, 'run', 'node.sock') }),
+    log_level: 'error',
+  }),
+});
+
 const variants: Variant[] = [
-  {
-    name: 'netledger-ipam',
-    subnet: '10.123.0.',
-    gateway: '10.123.0.1',
-    reserved: ['10.123.0.0', '10.123.0.1', '10.123.0.255'],
-    ipam: (tmp) => ({
-      type: 'netledger-ipam',
-      mode: 'gateway',
-      ipv4_pools: ['e2e'],
-      nodename: 'e2e-node',
-      datastore_path: join(tmp, 'store', 'datastore.json'),
-      ipam_lock_file: join(tmp, 'lock', 'ipam.lock'),
-      log_level: 'error',
-    }),
-  },
+  netledger('netledger-ipam', 'nl'),
+  netledger('netledger-ipam through netledger-node', 'na', 'running'),
+  netledger('netledger-ipam with netledger-node stopped', 'ns', 'stopped'),
   {
     name: 'host-local',
+    plugin: 'host-local',
+    tag: 'hl',
     subnet: '10.124.0.',
     gateway: '10.124.0.1',
     reserved: ['10.124.0.0', '10.124.0.1', '10.124.0.255'],
@@ -61,7 +80,7 @@ const p50 = (xs: number[]): number =>
 afterAll(() => {
   const rows = Object.entries(timings).map(
     ([name, t]) =>
-      `${name.padEnd(15)} bridge ADD p50 ${p50(t.add).toFixed(0)} ms, DEL p50 ${p50(t.del).toFixed(0)} ms`,
+      `${name.padEnd(43)} bridge ADD p50 ${p50(t.add).toFixed(0)} ms, DEL p50 ${p50(t.del).toFixed(0)} ms`,
   );
   if (rows.length > 0)
     console.log(`bridge + IPAM, ${CONTAINERS} containers each:\n${rows.join('\n')}`);
@@ -71,6 +90,7 @@ describe.each(variants)('bridge with $name', (variant) => {
   let tmp: { path: string; remove: () => Promise<void> };
   let h: ReturnType<typeof createNetnsHarness>;
   let conf: Record<string, unknown>;
+  let agent: AgentSetup | undefined;
   let deleted = 0;
   const containers: {
     id: string;
@@ -95,19 +115,29 @@ describe.each(variants)('bridge with $name', (variant) => {
   beforeAll(async () => {
     requireNetnsPrerequisites();
     tmp = await createTempDir('netledger-cni-e2e-');
-    h = createNetnsHarness(variant.name === 'host-local' ? 'hl' : 'nl');
+    const binDir = join(tmp.path, 'cni-bin');
+    h = createNetnsHarness(variant.tag, variant.agent ? { binDir } : {});
     conf = {
       cniVersion: '1.0.0',
-      name: `e2e-${variant.name}`,
+      name: `e2e-${variant.plugin}`,
       type: 'bridge',
       bridge: `nlbr${h.suffix}`,
       isGateway: true,
       ipam: variant.ipam(tmp.path),
     };
-    if (variant.name === 'netledger-ipam') {
+    if (variant.plugin === 'netledger-ipam') {
       await withClient(async (c) => {
         await c.pools.create({ metadata: { name: 'e2e' }, spec: { cidr: '10.123.0.0/24' } });
         await c.setIpamConfig({ ...(await c.getIpamConfig()), ipCooldownSeconds: COOLDOWN_S });
+      });
+    }
+    if (variant.agent) {
+      agent = await setUpAgent({
+        mode: variant.agent,
+        binDir,
+        socket: join(tmp.path, 'run', 'node.sock'),
+        nodename: 'e2e-node',
+        datastorePath: join(tmp.path, 'store', 'datastore.json'),
       });
     }
     for (let i = 0; i < CONTAINERS; i++)
@@ -116,6 +146,7 @@ describe.each(variants)('bridge with $name', (variant) => {
   }, 120_000);
 
   afterAll(async () => {
+    await agent?.stop();
     h?.cleanup();
     await tmp?.remove();
   });
@@ -197,7 +228,7 @@ describe.each(variants)('bridge with $name', (variant) => {
       }),
     );
     for (const r of checks) expect(r.status).not.toBe(0);
-    if (variant.name === 'netledger-ipam') {
+    if (variant.plugin === 'netledger-ipam') {
       expect(checks[0]!.json).toMatchObject({
         msg: expect.stringContaining('no addresses are allocated'),
       });
@@ -220,7 +251,7 @@ describe.each(variants)('bridge with $name', (variant) => {
   }, 300_000);
 
   it('the addresses return to the pool (netledger-ipam: after the cooldown)', async () => {
-    if (variant.name === 'host-local') {
+    if (variant.plugin === 'host-local') {
       // host-local has no cooldown: a released lease file is gone and the address is free.
       const leases = readdirSync(join(tmp.path, 'host-local', conf['name'] as string));
       expect(leases.filter((f) => f.startsWith('10.124.'))).toEqual([]);
@@ -251,4 +282,24 @@ describe.each(variants)('bridge with $name', (variant) => {
       await c.releaseByHandle('e2e-probe');
     });
   }, 120_000);
+
+  it.runIf(variant.agent !== undefined)(
+    variant.agent === 'running'
+      ? 'netledger-node answered every ADD, CHECK and DEL'
+      : "netledger-node's socket stayed behind, unanswered: the plugin fell back every time",
+    async () => {
+      const status = await agent!.status();
+      if (variant.agent === 'stopped') {
+        expect(status).toBeUndefined();
+        expect(statSync(join(tmp.path, 'run', 'node.sock')).isSocket()).toBe(true);
+        return;
+      }
+      // ADDs, CHECKs (passing, then failing), DELs and the repeated DEL.
+      expect({
+        ADD: answered(status!, 'ADD'),
+        CHECK: answered(status!, 'CHECK'),
+        DEL: answered(status!, 'DEL'),
+      }).toEqual({ ADD: CONTAINERS, CHECK: 2 * CONTAINERS, DEL: CONTAINERS + 1 });
+    },
+  );
 });

@@ -127,7 +127,9 @@ describe('netledger-ipam install', () => {
       `written   ${lib()}/netledger-ipam.mjs`,
       `written   ${lib()}/netledger-ipam.snapshot.cjs`,
       `written   ${lib()}/netledger-ipam.blob`,
+      `written   ${lib()}/netledger-ipam-agent.pl`,
       `written   ${installed()}`,
+      'node agent client: /usr/bin/perl (while /run/netledger/node.sock exists)',
     ]);
     const mode = (p: string): number => statSync(p).mode & 0o777;
     expect(mode(installed())).toBe(0o755);
@@ -135,6 +137,7 @@ describe('netledger-ipam install', () => {
     expect(mode(join(lib(), 'netledger-ipam.mjs'))).toBe(0o644);
     expect(mode(join(lib(), 'netledger-ipam.snapshot.cjs'))).toBe(0o644);
     expect(mode(join(lib(), 'netledger-ipam.blob'))).toBe(0o600);
+    expect(mode(join(lib(), 'netledger-ipam-agent.pl'))).toBe(0o644);
     const blob = statSync(join(lib(), 'netledger-ipam.blob'), { bigint: true });
     expect(blob.mtimeNs).toBe(statSync(process.execPath, { bigint: true }).mtimeNs);
     expect(readFileSync(installed(), 'utf8')).toContain(`n=${process.execPath}\n`);
@@ -149,8 +152,22 @@ describe('netledger-ipam install', () => {
         .trim()
         .split('\n')
         .map((l) => l.split(' ')[0]),
-    ).toEqual(['unchanged', 'unchanged', 'unchanged', 'unchanged']);
+    ).toEqual(['unchanged', 'unchanged', 'unchanged', 'unchanged', 'unchanged', 'node']);
     expect(statSync(installed(), { bigint: true }).mtimeNs).toBe(before);
+  });
+
+  it('the agent client: Perl by default, exec-ed while the socket exists; --agent-client node leaves it to the plugin', () => {
+    const launcher = readFileSync(installed(), 'utf8');
+    expect(launcher).toContain('[ -S /run/netledger/node.sock ] && [ -x /usr/bin/perl ]');
+    expect(launcher).toContain(`exec /usr/bin/perl "$c" /run/netledger/node.sock "$0" "$@"`);
+    const dir = join(tmp.path, 'node-client');
+    const r = install(['--bin-dir', dir, '--agent-client', 'node', '--agent-socket', '/x/a.sock']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toContain('node agent client: the plugin itself (Node)\n');
+    expect(readFileSync(join(dir, 'netledger-ipam'), 'utf8')).not.toContain('perl');
+    const bad = install(['--bin-dir', dir, '--agent-client', 'python']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('--agent-client python: perl or node');
   });
 
   it('writes the example conflist when asked, checked first', () => {

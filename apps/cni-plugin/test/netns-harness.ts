@@ -28,7 +28,12 @@ export interface PluginRun {
   readonly ms: number;
 }
 
-export function createNetnsHarness(tag: string) {
+/**
+ * Throwaway namespaces under tag `tag`; plugins are found in `binDir` (default the workspace's
+ * bin/) and then Debian's /usr/lib/cni.
+ */
+export function createNetnsHarness(tag: string, options: { binDir?: string } = {}) {
+  const binDir = options.binDir ?? BIN_DIR;
   const suffix = randomBytes(3).toString('hex');
   const pool = createNetnsPool();
   const host = pool.create(`${tag}-h`);
@@ -51,7 +56,7 @@ export function createNetnsHarness(tag: string) {
         CNI_CONTAINERID: args.containerId,
         CNI_NETNS: `/var/run/netns/${args.netns}`,
         CNI_IFNAME: 'eth0',
-        CNI_PATH: `${BIN_DIR}${delimiter}${CNI_DIR}`,
+        CNI_PATH: `${binDir}${delimiter}${CNI_DIR}`,
       };
       const start = performance.now();
       return new Promise((resolve) => {

@@ -13,6 +13,7 @@ export type { CniCommand, CniRequest, Env } from './cni-request.js';
 export { parseCniArgs } from './cni-args.js';
 export type { CniArgs } from './cni-args.js';
 export {
+  DEFAULT_AGENT_SOCKET,
   DEFAULT_LOCK_FILE,
   DEFAULT_NODENAME_FILE,
   decodeConfigHeader,
@@ -53,3 +54,24 @@ export type { KubeApi, KubeMeta, OwnerReference } from './k8s/kube-reads.js';
 export { MIGRATION_JOB_LABEL, VM_ATTRS, vmHandleId, vmiOwnerOf } from './k8s/kubevirt.js';
 export type { VmiInfo } from './k8s/kubevirt.js';
 export type { WorkloadOverrides } from './k8s/workload-overrides.js';
+export {
+  AGENT_CNI_PATH,
+  AGENT_MAX_REQUEST_BYTES,
+  AgentProtocolError,
+  FALLBACK_HEADER,
+  FALLBACK_STATUS,
+  answerResponse,
+  decodeAgentRequest,
+} from './agent/agent-protocol.js';
+export type { AgentReply, AgentRequest } from './agent/agent-protocol.js';
+export { askAgent } from './agent/ask-agent.js';
+export type { AskAgentOptions } from './agent/ask-agent.js';
+export { createPresumingDatastore } from './agent/handle-presumption.js';
+export type { HandlePresumption, PresumingDatastore } from './agent/handle-presumption.js';
+export { serveAgentRequest } from './agent/serve-agent-request.js';
+export type {
+  AgentScope,
+  AgentServeResult,
+  ServeAgentRequestOptions,
+} from './agent/serve-agent-request.js';
+export { storeIdentity } from './agent/store-identity.js';

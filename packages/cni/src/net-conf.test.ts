@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  DEFAULT_AGENT_SOCKET,
   DEFAULT_LOCK_FILE,
   DEFAULT_NODENAME_FILE,
   decodeConfigHeader,
@@ -28,6 +29,7 @@ describe('parseNetConf defaults', () => {
         nodenameFile: DEFAULT_NODENAME_FILE,
         datastore: { type: 'file' },
         lockFile: DEFAULT_LOCK_FILE,
+        agentSocket: DEFAULT_AGENT_SOCKET,
         logLevel: 'info',
         mode: 'calico',
         featureControl: { ipAddrsNoIpam: false, floatingIps: false },
@@ -87,6 +89,16 @@ describe('parseNetConf fields', () => {
       'kubernetes, kubeconfig at the top level (Calico layout)',
       conf({ datastore_type: 'kubernetes', kubernetes: { kubeconfig: '/etc/cni/net.d/kc' } }),
       { datastore: { type: 'kubernetes', kubeconfig: '/etc/cni/net.d/kc' } },
+    ],
+    [
+      'agent_socket, in ipam or at the top level',
+      conf({ agent_socket: '/top.sock' }, { agent_socket: '/run/x/agent.sock' }),
+      { agentSocket: '/run/x/agent.sock' },
+    ],
+    [
+      'agent_socket at the top level',
+      conf({ agent_socket: '/top.sock' }),
+      { agentSocket: '/top.sock' },
     ],
     [
       'log_level warn, log_file_path',
@@ -211,6 +223,18 @@ describe('parseNetConf errors', () => {
       'etcd_discovery_srv is not supported',
     ],
     ['bad log_level', conf({}, { log_level: 'loud' }), 7, 'log_level "loud"'],
+    [
+      'relative agent_socket',
+      conf({}, { agent_socket: 'run/node.sock' }),
+      7,
+      'agent_socket "run/node.sock" is not an absolute path',
+    ],
+    [
+      'agent_socket as a number',
+      conf({}, { agent_socket: 3 }),
+      6,
+      'agent_socket must be a JSON string',
+    ],
     ['prevResult not an object', conf({ prevResult: 3 }), 6, 'prevResult must be an object'],
     [
       'valid-attachments not a list',

@@ -28,6 +28,8 @@ export interface IpamConf {
   readonly hostname?: string;
   readonly datastore: DatastoreConfig;
   readonly lockFile: string;
+  /** The node agent's socket (`agent_socket`, default {@link DEFAULT_AGENT_SOCKET}). */
+  readonly agentSocket: string;
   readonly logLevel: LogLevel;
   readonly logFilePath?: string;
   /** How ADD shapes its result (`mode`, read from `ipam` only); see gateway-conf.ts. */
@@ -59,6 +61,8 @@ export interface NetConf {
 export const DEFAULT_NODENAME_FILE = '/var/lib/calico/nodename';
 /** Default `ipam_lock_file`: one lock per host. */
 export const DEFAULT_LOCK_FILE = '/run/netledger/ipam.lock';
+/** Default `agent_socket`: where netledger-node, the node agent, listens (docs/node-agent.md). */
+export const DEFAULT_AGENT_SOCKET = '/run/netledger/node.sock';
 
 type Json = Record<string, unknown>;
 
@@ -144,6 +148,15 @@ function pools(
     }
   }
   return v as string[];
+}
+
+/** `agent_socket`: an absolute path (a relative one would depend on the runtime's directory). */
+function agentSocket(text: string | undefined): string {
+  if (text === undefined) return DEFAULT_AGENT_SOCKET;
+  if (!text.startsWith('/') || text.includes('\0')) {
+    throw invalid(`agent_socket ${JSON.stringify(text)} is not an absolute path`);
+  }
+  return text;
 }
 
 function logLevel(text: string | undefined): LogLevel {
@@ -241,6 +254,7 @@ export function parseNetConf(text: string, env: Env): NetConf {
       ...(hostname !== undefined && { hostname }),
       datastore: datastore(top, ipam, env),
       lockFile: s('ipam_lock_file') ?? DEFAULT_LOCK_FILE,
+      agentSocket: agentSocket(s('agent_socket')),
       logLevel: logLevel(s('log_level')),
       ...(logFilePath !== undefined && { logFilePath }),
       mode,

@@ -1,6 +1,6 @@
 import { createIpamClient } from '@netledger/ipam-core';
 import type { DatastoreConfig } from '@netledger/datastore-config';
-import type { Clock, Datastore } from '@netledger/ipam-core';
+import type { Clock, Datastore, IpamClient } from '@netledger/ipam-core';
 import { parseCniArgs } from './cni-args.js';
 import { CniError, CniErrorCode, toCniError } from './cni-error.js';
 import type { CniCommand, Env } from './cni-request.js';
@@ -55,6 +55,12 @@ export interface PluginDeps extends NodenameSources {
    * annotations, namespace and KubeVirt VM (k8s/); without it, pods are not read.
    */
   readonly kubeApi?: (datastore: Datastore) => Promise<KubeApi | undefined>;
+  /**
+   * The IPAM client over the opened datastore (default: a new `createIpamClient` per invocation).
+   * A long-lived process (the node agent) passes one client for all its requests, so its block
+   * hints (the blocks it last wrote, its CAS bases) outlive a request.
+   */
+  readonly ipamClient?: (datastore: Datastore) => IpamClient;
   /** The logger for this invocation's config (default: silent). */
   readonly createLogger?: (ipam: IpamConf) => Logger;
   readonly clock?: Clock;
@@ -214,7 +220,7 @@ export async function runCniPlugin(inv: PluginInvocation, deps: PluginDeps): Pro
           });
           try {
             const clock = deps.clock ?? { now: () => Date.now() };
-            const client = createIpamClient({ datastore, clock });
+            const client = deps.ipamClient?.(datastore) ?? createIpamClient({ datastore, clock });
             const kube =
               conf.ipam.datastore.type === 'kubernetes' && cniArgs.k8s
                 ? await deps.kubeApi?.(datastore)

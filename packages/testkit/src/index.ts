@@ -26,3 +26,9 @@ export { describeDatastoreContract } from './datastore-contract.js';
 export type { ContractTarget } from './datastore-contract.js';
 export { describeIpamScenarios } from './ipam-scenarios/describe-ipam-scenarios.js';
 export type { IpamScenarioTarget } from './ipam-scenarios/harness.js';
+export { startNodeAgent } from './node-agent-fixture.js';
+export type {
+  AgentStatus,
+  NodeAgentFixture,
+  NodeAgentFixtureOptions,
+} from './node-agent-fixture.js';

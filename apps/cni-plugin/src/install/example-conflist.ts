@@ -6,6 +6,7 @@ export interface ExampleNetwork {
   readonly pool: string;
   readonly datastorePath?: string;
   readonly lockFile?: string;
+  readonly agentSocket?: string;
 }
 
 /**
@@ -32,6 +33,7 @@ export function exampleConflist(n: ExampleNetwork): Record<string, unknown> {
           routes: [{ dst: '0.0.0.0/0' }],
           ...(n.datastorePath !== undefined && { datastore_path: n.datastorePath }),
           ...(n.lockFile !== undefined && { ipam_lock_file: n.lockFile }),
+          ...(n.agentSocket !== undefined && { agent_socket: n.agentSocket }),
         },
       },
     ],

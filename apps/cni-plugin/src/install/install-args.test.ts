@@ -9,6 +9,7 @@ describe('parseInstallArgs', () => {
       bridge: 'nl0',
       pool: '10.89.0.0/24',
       confFile: 'netledger.conflist',
+      agentClient: 'perl',
     });
   });
 
@@ -28,6 +29,9 @@ describe('parseInstallArgs', () => {
           '--datastore-path',
           '/var/lib/x.json',
           '--lock-file=run/l',
+          '--agent-socket',
+          'run/node.sock',
+          '--agent-client=node',
         ],
         '/etc/cni',
       ),
@@ -40,6 +44,8 @@ describe('parseInstallArgs', () => {
       confFile: '10-pods.conflist',
       datastorePath: '/var/lib/x.json',
       lockFile: '/etc/cni/run/l',
+      agentSocket: '/etc/cni/run/node.sock',
+      agentClient: 'node',
     });
   });
 
@@ -53,6 +59,8 @@ describe('parseInstallArgs', () => {
     [['--bin-dir', 'a', '--network', 'a/b'], 'not a network name'],
     [['--bin-dir', 'a', '--bridge', 'a-very-long-bridge-name'], 'not an interface name'],
     [['--bin-dir', 'a', '--conf-file', '../x'], 'not a file name'],
+    [['--bin-dir', 'a', '--agent-client', 'curl'], '--agent-client curl: perl or node'],
+    [['--bin-dir', 'a', '--agent-socket', '/run/a b.sock'], 'not a plain path'],
   ])('refuses %j: %s', (argv, msg) => {
     expect(() => parseInstallArgs(argv, '/')).toThrow(InstallUsageError);
     expect(() => parseInstallArgs(argv, '/')).toThrow(msg);

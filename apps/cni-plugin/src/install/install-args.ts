@@ -12,6 +12,13 @@ export interface InstallOptions {
   readonly confFile: string;
   readonly datastorePath?: string;
   readonly lockFile?: string;
+  /**
+   * The node agent's socket the launcher looks for (`--agent-socket`; default the plugin's,
+   * `/run/netledger/node.sock`), also written as `agent_socket` into the example conflist.
+   */
+  readonly agentSocket?: string;
+  /** How the launcher reaches the agent: Perl's client when a Perl is found (`perl`), or Node's. */
+  readonly agentClient: 'perl' | 'node';
 }
 
 /** A usage error of `netledger-ipam install` (exit status 2). */
@@ -35,6 +42,11 @@ start-up snapshot built for this Node.js. Run it again after upgrading Node.js. 
   --conf-file NAME       the example's file name (default <network>.conflist)
   --datastore-path PATH  the example's datastore_path (default: the plugin's default)
   --lock-file PATH       the example's ipam_lock_file (default: the plugin's default)
+  --agent-socket PATH    the node agent's socket (default /run/netledger/node.sock): while it
+                         exists the launcher hands requests to the agent; also the example's
+                         agent_socket
+  --agent-client KIND    perl (default: Perl's client when a Perl is found, which spares each
+                         request a Node start-up) or node (the plugin itself asks the agent)
 `;
 
 const VALUE_FLAGS = new Set([
@@ -46,6 +58,8 @@ const VALUE_FLAGS = new Set([
   '--conf-file',
   '--datastore-path',
   '--lock-file',
+  '--agent-socket',
+  '--agent-client',
 ]);
 
 const NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
@@ -83,6 +97,14 @@ export function parseInstallArgs(argv: readonly string[], cwd: string): InstallO
   const confDir = values.get('--conf-dir');
   const datastorePath = values.get('--datastore-path');
   const lockFile = values.get('--lock-file');
+  const agentSocket = values.get('--agent-socket');
+  const agentClient = values.get('--agent-client') ?? 'perl';
+  if (agentClient !== 'perl' && agentClient !== 'node') {
+    throw new InstallUsageError(`--agent-client ${agentClient}: perl or node`);
+  }
+  if (agentSocket !== undefined && !/^[\w./+=-]+$/.test(agentSocket)) {
+    throw new InstallUsageError(`--agent-socket ${agentSocket}: not a plain path`);
+  }
   return {
     binDir: abs(binDir),
     ...(confDir !== undefined && { confDir: abs(confDir) }),
@@ -92,5 +114,7 @@ export function parseInstallArgs(argv: readonly string[], cwd: string): InstallO
     confFile,
     ...(datastorePath !== undefined && { datastorePath: abs(datastorePath) }),
     ...(lockFile !== undefined && { lockFile: abs(lockFile) }),
+    ...(agentSocket !== undefined && { agentSocket: abs(agentSocket) }),
+    agentClient,
   };
 }

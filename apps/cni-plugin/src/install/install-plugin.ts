@@ -10,14 +10,16 @@ import {
   rmSync,
   writeSync,
 } from 'node:fs';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import type * as ChildProcessModule from 'node:child_process';
-import { parseNetConf } from '@netledger/cni';
+import { DEFAULT_AGENT_SOCKET, parseNetConf } from '@netledger/cni';
 import { SNAPSHOT_FLAGS } from '../snapshot-flags.js';
 import { exampleConflist } from './example-conflist.js';
 import type { InstallOptions } from './install-args.js';
 import { launcherScript } from './launcher-script.js';
+import type { AgentClientLaunch } from './launcher-script.js';
 import {
+  AGENT_CLIENT_NAME,
   BLOB_NAME,
   BUNDLE_NAME,
   LAUNCHER_NAME,
@@ -26,9 +28,16 @@ import {
 } from './plugin-files.js';
 
 /** What the install did with one file. */
-export interface InstalledFile {
+interface InstalledFile {
   readonly path: string;
   readonly action: 'written' | 'unchanged' | 'built';
+}
+
+/** What the install laid down, and which client the launcher reaches the node agent with. */
+export interface InstalledPlugin {
+  readonly files: InstalledFile[];
+  /** The Perl running the fast agent client, or `node` (the plugin asks the agent itself). */
+  readonly agentClient: string;
 }
 
 /** An install that could not complete; nothing it replaced is left half-written. */
@@ -132,6 +141,21 @@ function placeBlob(args: {
   return { path: target, action };
 }
 
+/**
+ * The Perl the launcher runs the agent client with: the first `perl` on `path` (then /usr/bin and
+ * /bin) that compiles the installed client (`perl -c`), or undefined when there is none.
+ */
+function findPerl(client: string, path: string): string | undefined {
+  const dirs = [...path.split(delimiter), '/usr/bin', '/bin'].filter((d) => d.startsWith('/'));
+  for (const dir of new Set(dirs)) {
+    const perl = join(dir, 'perl');
+    if (!existsSync(perl) || !/^[\w./+=-]+$/.test(perl)) continue;
+    const checked = childProcess().spawnSync(perl, ['-c', client], { stdio: 'ignore' });
+    if (checked.status === 0) return perl;
+  }
+  return undefined;
+}
+
 /** Runs the installed launcher's VERSION, as a runtime would (with and without NODE_OPTIONS). */
 function verify(launcher: string): void {
   for (const nodeOptions of ['', '--max-old-space-size=256']) {
@@ -153,16 +177,19 @@ function verify(launcher: string): void {
 
 /**
  * Lays down a self-contained netledger-ipam in `binDir` (netledger-ipam install): the bundle and
- * the snapshot's entry (0644) and a blob that loads in `source.node` (0600) in
- * `binDir/netledger-ipam.d/`, then the launcher `binDir/netledger-ipam` (0755), each written
- * atomically and only when it changed, the launcher last; then runs the installed plugin's VERSION
+ * the snapshot's entry (0644), a blob that loads in `source.node` (0600) and the node agent's
+ * Perl client (0644) in `binDir/netledger-ipam.d/`, then the launcher `binDir/netledger-ipam`
+ * (0755), each written atomically and only when it changed, the launcher last. The launcher hands
+ * requests to the agent through the client when a Perl that compiles it is found (`agentClient`
+ * perl), else the plugin asks the agent from Node. Then it runs the installed plugin's VERSION
  * with and without NODE_OPTIONS. With `confDir`, also writes the example conflist (0644) after
  * checking it parses. Idempotent: a second run with the same files reports them unchanged.
  */
-export function installPlugin(options: InstallOptions, source: InstallSource): InstalledFile[] {
+export function installPlugin(options: InstallOptions, source: InstallSource): InstalledPlugin {
   const bundle = join(source.dir, BUNDLE_NAME);
   const entry = join(source.dir, SNAPSHOT_ENTRY_NAME);
-  for (const f of [bundle, entry]) {
+  const client = join(source.dir, AGENT_CLIENT_NAME);
+  for (const f of [bundle, entry, client]) {
     if (!existsSync(f)) throw new InstallError(`${f} is missing: nothing to install from`);
   }
   const libDir = join(options.binDir, PLUGIN_DIR_NAME);
@@ -180,8 +207,22 @@ export function installPlugin(options: InstallOptions, source: InstallSource): I
       entryChanged: entryFile.action !== 'unchanged',
     }),
   );
+  const installedClient = join(libDir, AGENT_CLIENT_NAME);
+  files.push(place(installedClient, readFileSync(client), 0o644));
+  const perl =
+    options.agentClient === 'perl'
+      ? findPerl(installedClient, process.env['PATH'] ?? '/usr/bin:/bin')
+      : undefined;
+  const agent: AgentClientLaunch | undefined =
+    perl === undefined
+      ? undefined
+      : { perl, probeSocket: options.agentSocket ?? DEFAULT_AGENT_SOCKET };
   const launcher = join(options.binDir, LAUNCHER_NAME);
-  const script = launcherScript({ node: source.node, flags: SNAPSHOT_FLAGS });
+  const script = launcherScript({
+    node: source.node,
+    flags: SNAPSHOT_FLAGS,
+    ...(agent && { agent }),
+  });
   files.push(place(launcher, Buffer.from(script), 0o755));
   verify(launcher);
   if (options.confDir !== undefined) {
@@ -198,5 +239,5 @@ export function installPlugin(options: InstallOptions, source: InstallSource): I
       ),
     );
   }
-  return files;
+  return { files, agentClient: perl ?? 'node' };
 }

@@ -1,4 +1,5 @@
-import { BLOB_NAME, BUNDLE_NAME, PLUGIN_DIR_NAME } from './plugin-files.js';
+import { DEFAULT_AGENT_SOCKET } from '@netledger/cni';
+import { AGENT_CLIENT_NAME, BLOB_NAME, BUNDLE_NAME, PLUGIN_DIR_NAME } from './plugin-files.js';
 
 /**
  * The status a plugin started by the launcher adds 100 to when it chose its exit status itself
@@ -9,6 +10,21 @@ export const ANSWERED_STATUS_OFFSET = 100;
 
 /** The environment variable the launcher passes its own pid in (see parent-watchdog.ts). */
 export const LAUNCHER_PID_ENV = 'NETLEDGER_LAUNCHER_PID';
+
+/**
+ * Set (to the socket it tried) when the fast agent client could not have the request served and
+ * runs the launcher again: the launcher then goes straight to Node, and the plugin does not ask
+ * that socket a second time.
+ */
+export const AGENT_TRIED_ENV = 'NETLEDGER_AGENT_TRIED';
+
+/** What the launcher does before Node: hand the request to the node agent through Perl. */
+export interface AgentClientLaunch {
+  /** The Perl found at install time (absolute path). */
+  readonly perl: string;
+  /** The socket whose presence makes the launcher try the agent (`--agent-socket`). */
+  readonly probeSocket: string;
+}
 
 const SH_WORD = /^[\w./+=-]+$/;
 
@@ -23,8 +39,15 @@ const SH_WORD = /^[\w./+=-]+$/;
  * child, not by exec, so a failed snapshot can still fall back; the child exits when the
  * launcher is killed (parent-watchdog.ts). `node` and `flags` must be plain shell words.
  */
-export function launcherScript(args: { node: string; flags: readonly string[] }): string {
-  for (const word of [args.node, ...args.flags]) {
+export function launcherScript(args: {
+  node: string;
+  flags: readonly string[];
+  agent?: AgentClientLaunch;
+}): string {
+  const agent = args.agent;
+  const words = [args.node, ...args.flags];
+  if (agent) words.push(agent.perl, agent.probeSocket, DEFAULT_AGENT_SOCKET);
+  for (const word of words) {
     if (!SH_WORD.test(word)) throw new Error(`${word}: cannot quote this word for sh`);
   }
   const flags = args.flags.join(' ');
@@ -49,7 +72,7 @@ answered() {
   [ "$1" -eq 0 ] && exit 0
   [ "$1" -ge ${offset} ] && [ "$1" -lt 128 ] && exit $(($1 - ${offset}))
 }
-[ -x "$n" ] || n=$(command -v node) || fail "no Node.js: $n is missing and node is not on PATH"
+${agent ? agentPart(agent) : ''}[ -x "$n" ] || n=$(command -v node) || fail "no Node.js: $n is missing and node is not on PATH"
 export ${LAUNCHER_PID_ENV}=$$
 # A snapshot only loads in the Node that built it (mtime stamped on the blob) and without V8
 # flags from NODE_OPTIONS. One that does not load makes Node exit (14) or abort before the plugin
@@ -67,4 +90,21 @@ fail "Node.js exited with status $s before the plugin answered (see its standard
   // The shell part sits in a JavaScript block comment, which it must not end early.
   if (sh.includes('*/')) throw new Error("the launcher's shell part contains */");
   return `#!/bin/sh\n':' /*\n${sh}*/\nimport './${PLUGIN_DIR_NAME}/${BUNDLE_NAME}';\n`;
+}
+
+/**
+ * The fast path to the node agent (docs/node-agent.md): while the agent's socket exists, the
+ * commands it serves go to Perl's client, which needs no Node start-up; the client runs this
+ * launcher again (with NETLEDGER_AGENT_TRIED set) when the agent does not answer.
+ */
+function agentPart(agent: AgentClientLaunch): string {
+  return `# The node agent serves ADD, DEL, CHECK, GC and STATUS while its socket exists: Perl's client
+# hands the request over, or runs this launcher again (${AGENT_TRIED_ENV} set) to run it here.
+case $CNI_COMMAND in ADD|DEL|CHECK|GC|STATUS)
+  c=$d/${PLUGIN_DIR_NAME}/${AGENT_CLIENT_NAME}
+  if [ -z "$${AGENT_TRIED_ENV}" ] && [ -S ${agent.probeSocket} ] && [ -x ${agent.perl} ] && [ -r "$c" ]; then
+    exec ${agent.perl} "$c" ${DEFAULT_AGENT_SOCKET} "$0" "$@"
+  fi
+esac
+`;
 }

@@ -8,6 +8,8 @@ export const LAUNCHER_NAME = 'netledger-ipam';
 export const BUNDLE_NAME = 'netledger-ipam.mjs';
 /** The snapshot's entry (CommonJS), from which a blob is built for the Node that will run it. */
 export const SNAPSHOT_ENTRY_NAME = 'netledger-ipam.snapshot.cjs';
+/** The node agent's fast client (Perl), which the launcher runs while the agent's socket exists. */
+export const AGENT_CLIENT_NAME = 'netledger-ipam-agent.pl';
 /** The start-up snapshot, readable by its owner only. */
 export const BLOB_NAME = 'netledger-ipam.blob';
 

@@ -1,4 +1,4 @@
-import { CniError } from '@netledger/cni';
+import { CniError, DEFAULT_AGENT_SOCKET } from '@netledger/cni';
 import { InstallError, installPlugin } from './install-plugin.js';
 import { INSTALL_USAGE, InstallUsageError, parseInstallArgs } from './install-args.js';
 import { pluginSourceDir } from './plugin-files.js';
@@ -28,8 +28,13 @@ export function runInstall(argv: readonly string[], io: InstallIo): number {
       ...(io.selfDir !== undefined && { selfDir: io.selfDir }),
     });
     if (dir === undefined) throw new InstallError('cannot tell where the running plugin is');
-    const files = installPlugin(options, { dir, node: process.execPath });
+    const { files, agentClient } = installPlugin(options, { dir, node: process.execPath });
     io.print(files.map((f) => `${f.action.padEnd(9)} ${f.path}\n`).join(''));
+    io.print(
+      agentClient === 'node'
+        ? 'node agent client: the plugin itself (Node)\n'
+        : `node agent client: ${agentClient} (while ${options.agentSocket ?? DEFAULT_AGENT_SOCKET} exists)\n`,
+    );
     if (options.confDir !== undefined) {
       io.print(
         `the example network uses pool ${options.pool}; create it with\n  netledgerctl ippool create --name ${options.network} --cidr ${options.pool}\n`,

@@ -142,6 +142,63 @@ describe('mirrored datastore: reads', () => {
   });
 });
 
+describe('mirrored datastore: scoped lists', () => {
+  const mine: ListOptions = { kind: 'BlockAffinity', host: 'h1' };
+
+  it('mirrors only what its list matches; reads it covers come from memory, others from the store', async () => {
+    const { store, inner, mirror } = setup({ lists: [{ kind: 'IPPool' }, mine] });
+    const a1 = await store.create(affinity('h1', '10.0.0.0/26'));
+    const a2 = await store.create(affinity('h2', '10.0.0.64/26'));
+    expect((await mirror.list(mine)).items).toEqual([a1]);
+    expect(inner.count('list', 'BlockAffinity')).toBe(0); // the sync's listMany
+    expect(await mirror.get(a1.key)).toEqual(a1);
+    expect(
+      (await mirror.list({ kind: 'BlockAffinity', host: 'h1', affinityType: 'host' })).items,
+    ).toEqual([a1]);
+    expect(inner.count('get', 'BlockAffinity')).toBe(0);
+    expect(inner.count('list', 'BlockAffinity')).toBe(0);
+    // Another host's affinity, and every host's, are the store's to answer.
+    expect(await mirror.get(a2.key)).toEqual(a2);
+    expect((await mirror.list({ kind: 'BlockAffinity' })).items).toEqual([a1, a2]);
+    expect(inner.count('get', 'BlockAffinity')).toBe(1);
+    expect(inner.count('list', 'BlockAffinity')).toBe(1);
+    // A kind not listed at all passes through too.
+    await mirror.list({ kind: 'Node' });
+    expect(inner.count('list', 'Node')).toBe(1);
+  });
+
+  it('follows its own host through the watch and ignores other hosts', async () => {
+    const { store, inner, mirror } = setup({ lists: [mine] });
+    await mirror.list(mine);
+    const a3 = await store.create(affinity('h1', '10.0.1.0/26'));
+    await store.create(affinity('h2', '10.0.2.0/26'));
+    await vi.waitFor(async () => expect((await mirror.list(mine)).items).toEqual([a3]));
+    await store.delete(a3.key);
+    await vi.waitFor(async () => expect((await mirror.list(mine)).items).toEqual([]));
+    expect(inner.count('list', 'BlockAffinity')).toBe(0);
+  });
+
+  it('learns its own writes within its list only', async () => {
+    const { inner, mirror } = setup({ lists: [mine] });
+    await mirror.list(mine);
+    inner.pause(); // nothing from the watch: what the mirror shows comes from the writes
+    const own = await mirror.create(affinity('h1', '10.0.3.0/26'));
+    await mirror.create(affinity('h2', '10.0.4.0/26'));
+    expect((await mirror.list(mine)).items).toEqual([own]);
+    expect(await mirror.get(own.key)).toEqual(own);
+    expect(inner.count('get', 'BlockAffinity')).toBe(0);
+  });
+
+  it.each<[string, MirroredDatastoreOptions]>([
+    ['two lists of one kind', { lists: [mine, { kind: 'BlockAffinity', host: 'h2' }] }],
+    ['kinds and lists together', { kinds: ['Node'], lists: [mine] }],
+  ])('refuses %s', (_, options) => {
+    expect(() => createMirroredDatastore(createMemoryDatastore(), options)).toThrow(
+      expect.objectContaining({ code: 'InvalidArgument' }),
+    );
+  });
+});
+
 describe('mirrored datastore: writes', () => {
   it('shows this client’s own writes at once, before the watch delivers them', async () => {
     const { inner, mirror } = setup();

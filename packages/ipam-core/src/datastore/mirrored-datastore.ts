@@ -1,6 +1,6 @@
 import { IpamError, isIpamError } from '../errors.js';
 import type { DatastoreKey, Kind, ListOptions } from '../model/keys.js';
-import { describeKey } from '../model/keys.js';
+import { describeKey, matchesListOptions } from '../model/keys.js';
 import type { Datastore, KVPair, ListResult, WatchEvent, WatchStream } from './datastore.js';
 import { createMirrorState } from './mirror-state.js';
 import { parseRevision } from './revision.js';
@@ -24,6 +24,13 @@ export interface MirrorTimers {
 export interface MirroredDatastoreOptions {
   /** Kinds served from memory (default {@link DEFAULT_MIRRORED_KINDS}); others pass through. */
   readonly kinds?: readonly Kind[];
+  /**
+   * Instead of `kinds`: what to mirror as lists, at most one per kind. A list with filters (a
+   * `BlockAffinity` list naming a `host`) mirrors only what it matches: a node agent keeps its own
+   * host's affinities, not the cluster's. Reads it covers are served from memory (a `get` of a key
+   * it matches, a `list` whose filters include all of its); other reads pass through.
+   */
+  readonly lists?: readonly ListOptions[];
   /** Wait before the first re-sync after a failure, doubled per failure in a row (default 100 ms). */
   readonly retryDelayMs?: number;
   /** The longest wait between re-syncs (default 10,000 ms). */
@@ -50,6 +57,27 @@ const systemTimers: MirrorTimers = {
 };
 
 type Status = 'idle' | 'syncing' | 'synced' | 'waiting' | 'closed';
+
+/** Whether every object a list with `options` returns is one `scope` mirrors. */
+function covers(scope: ListOptions, options: ListOptions): boolean {
+  if (scope.kind !== options.kind) return false;
+  const s = scope as Readonly<Record<string, unknown>>;
+  const o = options as Readonly<Record<string, unknown>>;
+  return Object.keys(s).every((field) => s[field] === undefined || s[field] === o[field]);
+}
+
+/** The lists to mirror, one per kind. */
+function mirroredLists(options: MirroredDatastoreOptions): ListOptions[] {
+  if (options.lists && options.kinds)
+    throw new IpamError('InvalidArgument', 'a mirror takes kinds or lists, not both');
+  const lists =
+    options.lists ??
+    [...new Set(options.kinds ?? DEFAULT_MIRRORED_KINDS)].map((kind) => ({ kind }));
+  const kinds = new Set(lists.map((l) => l.kind));
+  if (kinds.size !== lists.length)
+    throw new IpamError('InvalidArgument', 'a mirror takes at most one list per kind');
+  return [...lists];
+}
 
 /** The watches of one sync; stopping closes them all. */
 class Watches {
@@ -104,8 +132,17 @@ export function createMirroredDatastore(
   inner: Datastore,
   options: MirroredDatastoreOptions = {},
 ): MirroredDatastore {
-  const kinds = [...new Set(options.kinds ?? DEFAULT_MIRRORED_KINDS)];
-  const isMirrored = (kind: Kind): boolean => kinds.includes(kind);
+  const lists = mirroredLists(options);
+  const scopeOf = (kind: Kind): ListOptions | undefined => lists.find((l) => l.kind === kind);
+  /** Whether the mirror holds `key`'s object (a key of a mirrored kind, within its list). */
+  const holds = (key: DatastoreKey): boolean => {
+    const scope = scopeOf(key.kind);
+    return scope !== undefined && matchesListOptions(key, scope);
+  };
+  const covered = (o: ListOptions): boolean => {
+    const scope = scopeOf(o.kind);
+    return scope !== undefined && covers(scope, o);
+  };
   const timers = options.timers ?? systemTimers;
   const firstDelay = options.retryDelayMs ?? 100;
   const maxDelay = options.maxRetryDelayMs ?? 10_000;
@@ -142,7 +179,6 @@ export function createMirroredDatastore(
     const gen = ++generation;
     status = 'syncing';
     try {
-      const lists: ListOptions[] = kinds.map((kind) => ({ kind }));
       const results = inner.listMany
         ? await inner.listMany(lists)
         : await Promise.all(lists.map((o) => inner.list(o)));
@@ -153,25 +189,27 @@ export function createMirroredDatastore(
       watches = current;
       status = 'synced';
       for (const [i, o] of lists.entries())
-        void follow(gen, { list: o, revision: results[i]!.revision, current });
+        void follow({ gen, list: o, revision: results[i]!.revision, current });
     } catch (e) {
       fallBack(gen, e);
     }
   }
 
   /** Applies one kind's watch until it fails or ends; then falls back and re-syncs. Never rejects. */
-  async function follow(
-    gen: number,
-    from: { list: ListOptions; revision: string; current: Watches },
-  ): Promise<void> {
-    const { list, revision, current } = from;
+  async function follow(args: {
+    gen: number;
+    list: ListOptions;
+    revision: string;
+    current: Watches;
+  }): Promise<void> {
+    const { gen, list, revision, current } = args;
     let error: unknown;
     try {
       const stream = inner.watch(list, { revision });
       current.add(stream);
       for await (const event of stream) {
         if (gen !== generation) return;
-        apply(list.kind, event);
+        apply(list, event);
         delay = firstDelay; // the watch works: the next failure starts the backoff afresh
       }
     } catch (e) {
@@ -181,9 +219,11 @@ export function createMirroredDatastore(
       fallBack(gen, error ?? new IpamError('Unavailable', `watch of ${list.kind} ended`));
   }
 
-  function apply(kind: Kind, event: WatchEvent): void {
+  function apply(list: ListOptions, event: WatchEvent): void {
+    const kind = list.kind;
     const key = event.type === 'deleted' ? event.key : event.kv.key;
-    if (key.kind !== kind) return; // a store whose watch range is wider than the kind
+    // A store whose watch range is wider than the list (the kind, the host).
+    if (!matchesListOptions(key, list)) return;
     const revision = parseRevision(event.revision);
     if (event.type === 'deleted') state.observeGone(key, revision);
     else state.observePut(event.kv);
@@ -228,7 +268,7 @@ export function createMirroredDatastore(
     try {
       return await perform();
     } catch (e) {
-      if (isMirrored(key.kind) && isIpamError(e, 'UpdateConflict', 'AlreadyExists', 'DoesNotExist'))
+      if (holds(key) && isIpamError(e, 'UpdateConflict', 'AlreadyExists', 'DoesNotExist'))
         await refresh(key);
       throw e;
     }
@@ -239,7 +279,7 @@ export function createMirroredDatastore(
     perform: () => Promise<KVPair<K>>,
   ): Promise<KVPair<K>> {
     const kv = await write(key, perform);
-    if (isMirrored(key.kind)) learn(() => state.observePut(kv));
+    if (holds(key)) learn(() => state.observePut(kv));
     return kv;
   }
 
@@ -265,20 +305,20 @@ export function createMirroredDatastore(
     async delete(key, deleteOptions) {
       // Versions up to the one known now are surely gone after the delete; a version the watch
       // brings in meanwhile may be a re-create after it, so it is not used.
-      const known = isMirrored(key.kind) ? state.get(key) : undefined;
+      const known = holds(key) ? state.get(key) : undefined;
       await write(key, () => inner.delete(key, deleteOptions));
-      if (!isMirrored(key.kind)) return;
+      if (!holds(key)) return;
       const gone = deleteOptions?.revision ?? known?.revision;
       if (gone !== undefined) learn(() => state.observeGone(key, parseRevision(gone)));
     },
     async get<K extends Kind>(key: DatastoreKey<K>): Promise<KVPair<K>> {
-      if (!isMirrored(key.kind) || !(await ready())) return inner.get(key);
+      if (!holds(key) || !(await ready())) return inner.get(key);
       const kv = state.get(key);
       if (!kv) throw missing(key);
       return kv as KVPair<K>;
     },
     async list<K extends Kind>(listOptions: ListOptions<K>): Promise<ListResult<K>> {
-      if (!isMirrored(listOptions.kind) || !(await ready())) return inner.list(listOptions);
+      if (!covered(listOptions) || !(await ready())) return inner.list(listOptions);
       return {
         items: state.list(listOptions) as KVPair<K>[],
         revision: revisionOf([listOptions.kind]),
@@ -286,16 +326,16 @@ export function createMirroredDatastore(
     },
     ...(listMany && {
       async listMany(many: readonly ListOptions[]): Promise<ListResult[]> {
-        const mine = many.filter((o) => isMirrored(o.kind));
+        const mine = many.filter(covered);
         if (mine.length === 0 || !(await ready())) return listMany(many);
-        const rest = many.filter((o) => !isMirrored(o.kind));
+        const rest = many.filter((o) => !covered(o));
         const fromInner = rest.length > 0 ? await listMany(rest) : [];
         // The watch may have failed while the store answered: then the store answers everything.
         if (status !== 'synced') return listMany(many);
         const revision = revisionOf(mine.map((o) => o.kind));
         let next = 0;
         return many.map((o) =>
-          isMirrored(o.kind) ? { items: state.list(o), revision } : fromInner[next++]!,
+          covered(o) ? { items: state.list(o), revision } : fromInner[next++]!,
         );
       },
     }),

@@ -1,0 +1,181 @@
+// The agent's HTTP/1.0 endpoint on its unix socket: POST /v1/cni (the plugin's requests; the
+// format is @netledger/cni's agent-protocol.ts), GET /v1/status (JSON), GET /metrics
+// (Prometheus text), GET /healthz.
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  AGENT_CNI_PATH,
+  AGENT_MAX_REQUEST_BYTES,
+  FALLBACK_HEADER,
+  FALLBACK_STATUS,
+  answerResponse,
+  decodeAgentRequest,
+} from '@netledger/cni';
+import type { AgentRequest, AgentServeResult, Logger } from '@netledger/cni';
+import type { RequestOutcome } from './agent-metrics.js';
+import { listenPrivately, prepareSocketPath, removeSocket } from './agent-socket.js';
+
+/** Options of {@link startAgentServer}. */
+export interface AgentServerOptions {
+  readonly socketPath: string;
+  /** Serves one CNI request; `signal` aborts when the client hangs up first. */
+  readonly serve: (request: AgentRequest, signal: AbortSignal) => Promise<AgentServeResult>;
+  /** The status document (GET /v1/status) and whether the agent is ready (GET /healthz). */
+  readonly status: () => { readonly ready: boolean } & Record<string, unknown>;
+  /** The Prometheus text (GET /metrics). */
+  readonly metrics: () => string;
+  /** Called once per CNI request with what became of it. */
+  readonly onRequest: (
+    labels: { command: string; client: string; outcome: RequestOutcome },
+    ms: number,
+  ) => void;
+  readonly log: Logger;
+}
+
+/** A listening agent. */
+export interface AgentServer {
+  /** CNI requests being served now. */
+  inFlight(): number;
+  /**
+   * Stops taking connections (the socket is removed at once, so clients fall back), then waits up
+   * to `drainMs` for the requests in flight to be answered; resolves with how many were left.
+   */
+  stop(drainMs: number): Promise<number>;
+}
+
+/** Answers `body` as plain text; headers set on `res` before (`setHeader`) go with it. */
+const text = (res: ServerResponse, status: number, body: string): void => {
+  if (!res.hasHeader('content-type')) res.setHeader('content-type', 'text/plain; charset=utf-8');
+  res.writeHead(status, { 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+};
+
+/** The body, or undefined after answering 413 for one over the limit. */
+async function readBody(req: IncomingMessage, res: ServerResponse): Promise<Buffer | undefined> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > AGENT_MAX_REQUEST_BYTES) {
+    text(res, 413, `a request is at most ${AGENT_MAX_REQUEST_BYTES} bytes\n`);
+    return undefined;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > AGENT_MAX_REQUEST_BYTES) {
+      text(res, 413, `a request is at most ${AGENT_MAX_REQUEST_BYTES} bytes\n`);
+      return undefined;
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+/**
+ * Prepares the socket (agent-socket.ts: mode 0600 in a 0700 directory owned by the agent's user)
+ * and serves on it. A malformed request (not the agent protocol, an unknown path or method, a body
+ * over 1 MiB) is refused with a 4xx before anything is parsed as a CNI request, so it touches no
+ * state; the client then runs the command itself.
+ */
+export async function startAgentServer(o: AgentServerOptions): Promise<AgentServer> {
+  const pending = new Set<Promise<unknown>>();
+  let stopping = false;
+
+  async function serveCni(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const client = String(req.headers['user-agent'] ?? 'unknown').slice(0, 64);
+    let command = 'unknown';
+    const done = (outcome: RequestOutcome, exit?: number, why?: string): void => {
+      const ms = performance.now() - started;
+      const detail = exit !== undefined ? ` (exit ${exit})` : why !== undefined ? ` (${why})` : '';
+      o.log.debug(`${command} from ${client}: ${outcome}${detail} in ${ms.toFixed(1)} ms`);
+      o.onRequest({ command, client, outcome }, ms);
+    };
+    const body = await readBody(req, res);
+    if (body === undefined) return done('refused');
+    let request: AgentRequest;
+    try {
+      request = decodeAgentRequest(body);
+    } catch (e) {
+      text(res, 400, `${(e as Error).message}\n`);
+      return done('refused');
+    }
+    command = String(request.env['CNI_COMMAND'] ?? '').slice(0, 16) || 'none';
+    const gone = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) gone.abort();
+    });
+    const result = await o.serve(request, gone.signal);
+    if (result.kind === 'fallback') {
+      res.setHeader(FALLBACK_HEADER, result.reason.replace(/[^\x20-\x7e]/g, '?'));
+      text(res, FALLBACK_STATUS, `${result.reason}\n`);
+      return done('fallback', undefined, result.reason);
+    }
+    const { headers, body: answer } = answerResponse(result.output);
+    res.writeHead(200, headers);
+    res.end(answer);
+    done(result.redone ? 'redone' : 'answered', result.output.exitCode);
+  }
+
+  function route(req: IncomingMessage, res: ServerResponse): void {
+    const path = (req.url ?? '').split('?')[0];
+    if (req.method === 'POST' && path === AGENT_CNI_PATH) {
+      if (stopping) {
+        res.setHeader(FALLBACK_HEADER, 'the agent is stopping');
+        text(res, FALLBACK_STATUS, 'the agent is stopping\n');
+        return;
+      }
+      const work = serveCni(req, res).catch((e: unknown) => {
+        // serveAgentRequest never throws; this is the last line of defence.
+        o.log.error(`serving a request failed: ${(e as Error).stack ?? String(e)}`);
+        if (!res.headersSent) text(res, 500, 'internal error\n');
+        else res.destroy();
+      });
+      pending.add(work);
+      void work.finally(() => pending.delete(work));
+      return;
+    }
+    if (req.method !== 'GET') return text(res, 405, 'method not allowed\n');
+    if (path === '/v1/status') {
+      const body = `${JSON.stringify({ ...o.status(), inFlight: pending.size })}\n`;
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+      });
+      res.end(body);
+      return;
+    }
+    if (path === '/metrics') {
+      res.setHeader('content-type', 'text/plain; version=0.0.4');
+      return text(res, 200, o.metrics());
+    }
+    if (path === '/healthz')
+      return o.status().ready ? text(res, 200, 'ok\n') : text(res, 503, 'not synced\n');
+    text(res, 404, 'not found\n');
+  }
+
+  const server = createServer(
+    { maxHeaderSize: 16 * 1024, requestTimeout: 30_000, headersTimeout: 10_000, keepAlive: false },
+    route,
+  );
+  await prepareSocketPath(o.socketPath);
+  const ino = await listenPrivately(server, o.socketPath);
+  return {
+    inFlight: () => pending.size,
+    async stop(drainMs) {
+      stopping = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      await removeSocket(o.socketPath, ino);
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, drainMs);
+        timer.unref();
+      });
+      await Promise.race([Promise.allSettled([...pending]), deadline]);
+      clearTimeout(timer);
+      const left = pending.size;
+      server.closeAllConnections();
+      await closed;
+      return left;
+    },
+  };
+}

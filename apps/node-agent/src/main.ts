@@ -1,0 +1,44 @@
+// netledger-node: hand argv, the environment, the streams, the stop signals, the store opener's
+// options and the host's name sources to runAgent, and exit with its status.
+import { readFile } from 'node:fs/promises';
+import { homedir, hostname } from 'node:os';
+import { defaultDatastorePath } from '@netledger/datastore-file';
+import { runAgent } from './run-agent.js';
+
+const stopSignal = new Promise<string>((resolve) => {
+  for (const s of ['SIGTERM', 'SIGINT'] as const) process.once(s, () => resolve(s));
+});
+
+const user = () => ({
+  uid: process.getuid?.(),
+  home: homedir(),
+  xdgStateHome: process.env.XDG_STATE_HOME,
+});
+
+const code = await runAgent({
+  argv: process.argv.slice(2),
+  env: process.env,
+  stdout: (t) => void process.stdout.write(t),
+  stderr: (t) => void process.stderr.write(t),
+  stopSignal,
+  version: '0.1.0',
+  // etcd through its HTTP gateway, as the plugin reaches it; the gRPC client is not built in.
+  opener: {
+    user,
+    etcd: {
+      transport: 'http',
+      loadGrpc: () =>
+        Promise.reject(new Error('the gRPC transport to etcd is not built into netledger-node')),
+    },
+  },
+  defaultFilePath: (() => {
+    const u = user();
+    return defaultDatastorePath({ XDG_STATE_HOME: u.xdgStateHome }, u.uid, u.home);
+  })(),
+  readFile: (path) => readFile(path, 'utf8').catch(() => undefined),
+  osHostname: hostname,
+  // Only a kubernetes store gets here.
+  kubeApi: async (datastore) =>
+    (await import('@netledger/datastore-k8s')).kubeObjectReaderOf(datastore),
+});
+process.exit(code);

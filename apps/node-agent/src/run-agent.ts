@@ -1,0 +1,197 @@
+// What netledger-node does between argv and an exit status: read its arguments and the store's
+// settings, open the store once behind a watch-fed mirror, serve the plugin's requests on the
+// socket until told to stop, then drain and close.
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import {
+  acquireHostLock,
+  createLogger,
+  createPresumingDatastore,
+  serveAgentRequest,
+  storeIdentity,
+} from '@netledger/cni';
+import type { AgentScope, IpamConf, PluginDeps } from '@netledger/cni';
+import {
+  createDatastoreOpener,
+  readEnvSettings,
+  resolveDatastoreConfig,
+} from '@netledger/datastore-config';
+import type { DatastoreConfig, DatastoreOpenerOptions } from '@netledger/datastore-config';
+import { createIpamClient } from '@netledger/ipam-core';
+import type { Datastore } from '@netledger/ipam-core';
+import { createMirroredDatastore } from '@netledger/ipam-core/adapter';
+import { AgentUsageError, USAGE, parseAgentArgs } from './agent-args.js';
+import type { AgentArgs } from './agent-args.js';
+import { createAgentMetrics } from './agent-metrics.js';
+import { startAgentServer } from './agent-server.js';
+import type { AgentServer } from './agent-server.js';
+import { AgentSocketError } from './agent-socket.js';
+import { agentMirrorLists } from './agent-mirror.js';
+import { countedDatastore } from './counted-datastore.js';
+import { queryAgentStatus } from './query-status.js';
+import { queuedHostLock } from './queued-host-lock.js';
+
+/** The longest a stop waits for requests in flight: the plugin's own bounds (lock, then command). */
+const DRAIN_MS = 190_000;
+
+/** Exit statuses. */
+const EXIT = { ok: 0, failure: 1, usage: 2, noAgent: 3 } as const;
+
+/** What the process gives the agent. */
+export interface AgentProcess {
+  readonly argv: readonly string[];
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  /** Resolves when the process is told to stop (SIGTERM, SIGINT). */
+  readonly stopSignal: Promise<string>;
+  readonly opener: DatastoreOpenerOptions;
+  /** The file store's path when a config names none (the opener's default for this user). */
+  readonly defaultFilePath: string;
+  readonly readFile: (path: string) => Promise<string | undefined>;
+  readonly osHostname: () => string;
+  /** The Kubernetes API on the store's connection (`kubeObjectReaderOf`), for pods' annotations. */
+  readonly kubeApi: PluginDeps['kubeApi'];
+  readonly version: string;
+}
+
+type RunArgs = Extract<AgentArgs, { verb: 'run' }>;
+
+const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/** Appends a request's log line to its `log_file_path`, as the plugin does; failures are dropped. */
+function requestLog(ipam: IpamConf, line: string): void {
+  if (ipam.logFilePath === undefined) return;
+  try {
+    mkdirSync(dirname(ipam.logFilePath), { recursive: true });
+    appendFileSync(ipam.logFilePath, line);
+  } catch {
+    // The exec path would fail the same way; the answer itself is unaffected.
+  }
+}
+
+/**
+ * Runs `netledger-node`: exit 0 after a requested stop (or --help, --version, or `status` of a
+ * synced agent), 1 when the store or the socket cannot be used (or `status` of an agent not
+ * synced), 2 for a usage error or a bad store setting, 3 when `status` finds no agent.
+ */
+export async function runAgent(p: AgentProcess): Promise<number> {
+  let args;
+  try {
+    args = parseAgentArgs(p.argv);
+  } catch (e) {
+    if (!(e instanceof AgentUsageError)) throw e;
+    p.stderr(`netledger-node: ${e.message}\n\n${USAGE}`);
+    return EXIT.usage;
+  }
+  switch (args.verb) {
+    case 'help':
+      p.stdout(USAGE);
+      return EXIT.ok;
+    case 'version':
+      p.stdout(`netledger-node ${p.version}\n`);
+      return EXIT.ok;
+    case 'status': {
+      const status = await queryAgentStatus(args.socket);
+      if (status === undefined) {
+        p.stderr(`netledger-node: no agent answers on ${args.socket}\n`);
+        return EXIT.noAgent;
+      }
+      p.stdout(`${JSON.stringify(status)}\n`);
+      return status['ready'] === true ? EXIT.ok : EXIT.failure;
+    }
+    case 'run':
+      return serveNode(args, p);
+  }
+}
+
+/** Opens the store, serves the socket until the stop signal, drains, closes. */
+async function serveNode(args: RunArgs, p: AgentProcess): Promise<number> {
+  const fail = (status: number, text: string): number => {
+    p.stderr(`netledger-node: ${text}\n`);
+    return status;
+  };
+  const log = createLogger({ level: args.logLevel, write: p.stderr });
+  let config: DatastoreConfig;
+  try {
+    config = resolveDatastoreConfig([readEnvSettings(p.env)]);
+  } catch (e) {
+    return fail(EXIT.usage, message(e));
+  }
+  const metrics = createAgentMetrics();
+  let raw: Datastore;
+  try {
+    raw = await createDatastoreOpener(p.opener).open(config);
+  } catch (e) {
+    return fail(EXIT.failure, `cannot open the ${config.type} datastore: ${message(e)}`);
+  }
+  // Pools, reservations, the IPAM config, Nodes and this node's affinities come from a watch-fed
+  // mirror; blocks from the client's hints (the versions it wrote), checked by every CAS write.
+  const mirrored = createMirroredDatastore(
+    countedDatastore(raw, (op) => metrics.datastore(op)),
+    {
+      lists: agentMirrorLists(args.nodename),
+      onFallback: (e) => log.warning(`store view out of sync, re-syncing: ${message(e)}`),
+    },
+  );
+  const presuming = createPresumingDatastore(mirrored);
+  const client = createIpamClient({ datastore: presuming.datastore });
+  const shared: Datastore = { ...presuming.datastore, close: async () => undefined };
+  const scope: AgentScope = {
+    nodename: args.nodename,
+    socketPath: args.socket,
+    store: storeIdentity(config, p.defaultFilePath),
+    storeOf: (c) => storeIdentity(c, p.defaultFilePath),
+  };
+  const deps: PluginDeps = {
+    openDatastore: async () => shared,
+    ipamClient: () => client,
+    // The agent's requests queue in memory for the host lock; only the first waits on the file.
+    acquireLock: queuedHostLock(acquireHostLock),
+    readFile: p.readFile,
+    osHostname: p.osHostname,
+    ...(p.kubeApi && { kubeApi: () => p.kubeApi!(raw) }),
+  };
+  try {
+    await mirrored.list({ kind: 'IPPool' }); // the first sync
+  } catch (e) {
+    log.warning(
+      `first read of the store failed (serving from the store until it syncs): ${message(e)}`,
+    );
+  }
+  let server: AgentServer | undefined;
+  try {
+    server = await startAgentServer({
+      socketPath: args.socket,
+      serve: (request, signal) =>
+        serveAgentRequest({ request, scope, deps, presuming, log: requestLog, signal }),
+      status: () => ({
+        ready: mirrored.isSynced(),
+        nodename: args.nodename,
+        store: scope.store,
+        version: p.version,
+        ...metrics.snapshot(),
+      }),
+      metrics: () =>
+        metrics.render({ in_flight: server?.inFlight() ?? 0, synced: mirrored.isSynced() ? 1 : 0 }),
+      onRequest: (labels, ms) => metrics.request(labels, ms),
+      log,
+    });
+  } catch (e) {
+    await mirrored.close().catch(() => undefined);
+    if (e instanceof AgentSocketError || (e as NodeJS.ErrnoException).code !== undefined)
+      return fail(EXIT.failure, `cannot listen on ${args.socket}: ${message(e)}`);
+    throw e;
+  }
+  const running = server;
+  log.info(
+    `serving node ${args.nodename} on ${args.socket} (${scope.store}, ${mirrored.isSynced() ? 'synced' : 'not synced yet'})`,
+  );
+  const signal = await p.stopSignal;
+  log.info(`${signal}: no new requests; finishing ${running.inFlight()} in flight`);
+  const left = await running.stop(DRAIN_MS);
+  if (left > 0) log.warning(`${left} request(s) still in flight after ${DRAIN_MS} ms: abandoned`);
+  await mirrored.close().catch((e: unknown) => log.warning(`closing the store: ${message(e)}`));
+  log.info('stopped');
+  return EXIT.ok;
+}

@@ -1,0 +1,87 @@
+// How the node agent answers an ADD without reading the store: ADD first reads the attachment's
+// handle, so that a repeated ADD gets back what it holds; almost always there is no such handle
+// (one handle per container). The agent presumes it absent, and the handle's own create, the ADD's
+// first write to it, which fails AlreadyExists if it was there, checks the presumption.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { IpamError, isIpamError } from '@netledger/ipam-core';
+import type { Datastore, DatastoreKey, Kind } from '@netledger/ipam-core';
+
+/** One request's presumption that a handle does not exist, and what became of it. */
+export interface HandlePresumption {
+  readonly handleId: string;
+  /** A read of the handle was answered "does not exist" from the presumption. */
+  consulted: boolean;
+  /** `confirmed`: the handle's create succeeded; `refuted`: it already existed. */
+  outcome: 'untested' | 'confirmed' | 'refuted';
+}
+
+/** Thrown by the handle's create when the presumed-absent handle exists: the request is redone. */
+class PresumptionRefuted extends Error {
+  override readonly name = 'PresumptionRefuted';
+}
+
+/** A datastore that presumes, within {@link PresumingDatastore.presume}, one handle absent. */
+export interface PresumingDatastore {
+  readonly datastore: Datastore;
+  /**
+   * Runs `work` (and everything it starts) with `handleId` presumed absent: reads of that handle
+   * answer `DoesNotExist` without asking the store (marking the presumption consulted), and its
+   * first create decides it (`confirmed` when it succeeds; when the store answers AlreadyExists
+   * the create throws, so nothing is built on the refuted read, and the presumption is `refuted`).
+   * Requests running outside `presume`, or for another handle, are not affected.
+   */
+  presume<T>(
+    handleId: string,
+    work: () => Promise<T>,
+  ): Promise<{ value: T; presumption: HandlePresumption }>;
+}
+
+/** Wraps `inner` (the store an agent's IPAM client uses) with {@link PresumingDatastore}. */
+export function createPresumingDatastore(inner: Datastore): PresumingDatastore {
+  const current = new AsyncLocalStorage<HandlePresumption>();
+  const presumedFor = (key: DatastoreKey): HandlePresumption | undefined => {
+    const p = current.getStore();
+    return p && p.outcome === 'untested' && key.kind === 'IPAMHandle' && key.handleId === p.handleId
+      ? p
+      : undefined;
+  };
+  const listMany = inner.listMany?.bind(inner);
+  const upgrade = inner.upgradeAffinityLabels?.bind(inner);
+  const datastore: Datastore = {
+    async get<K extends Kind>(key: DatastoreKey<K>) {
+      const p = presumedFor(key);
+      if (!p) return inner.get(key);
+      p.consulted = true;
+      throw new IpamError('DoesNotExist', `handle ${p.handleId} presumed absent`);
+    },
+    async create(kv) {
+      const p = presumedFor(kv.key);
+      if (!p) return inner.create(kv);
+      try {
+        const created = await inner.create(kv);
+        p.outcome = 'confirmed';
+        return created;
+      } catch (e) {
+        if (!isIpamError(e, 'AlreadyExists')) throw e;
+        p.outcome = 'refuted';
+        throw new PresumptionRefuted(`handle ${p.handleId} exists: the request is redone`);
+      }
+    },
+    update: (kv) => inner.update(kv),
+    apply: (kv) => inner.apply(kv),
+    delete: (key, options) => inner.delete(key, options),
+    list: (options) => inner.list(options),
+    ...(listMany && { listMany }),
+    watch: (options, watchOptions) => inner.watch(options, watchOptions),
+    ...(upgrade && { upgradeAffinityLabels: upgrade }),
+    close: () => inner.close(),
+  };
+  return {
+    datastore,
+    async presume(handleId, work) {
+      const presumption: HandlePresumption = { handleId, consulted: false, outcome: 'untested' };
+      const value = await current.run(presumption, work);
+      return { value, presumption };
+    },
+  };
+}
