@@ -77,11 +77,14 @@ describe('file datastore', () => {
     });
   });
 
-  it('leaves only the store file behind: no lock, no temp files', async () => {
+  it('leaves only the store file and its previous generation behind: no lock, no temp files', async () => {
     const a = await openStore();
     await a.create({ key: handle('h1'), value: handleValue('h1') });
     await a.close();
-    expect(await readdir(join(dir.path, 'nested'))).toEqual(['datastore.json']);
+    expect((await readdir(join(dir.path, 'nested'))).sort()).toEqual([
+      'datastore.json',
+      'datastore.json.prev',
+    ]);
   });
 
   it('shares state and compare-and-swap between two instances on one file', async () => {

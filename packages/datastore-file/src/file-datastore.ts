@@ -218,7 +218,8 @@ export async function createFileDatastore(options: FileDatastoreOptions = {}): P
         const base = await cache.refreshLocked();
         const result = mutateSnapshot(base, mutation, { newUid: freshUuid(), historyLimit });
         const text = serializeStoreDocument(result.snapshot);
-        const written = await commitStoreFile({ fs, path, dirHandle, text });
+        // `base` was just read and checked under the lock: it becomes the previous generation.
+        const written = await commitStoreFile({ fs, path, dirHandle, text, keepPrevious: true });
         cache.replace({ snapshot: result.snapshot, ...written });
         return result.entry;
       }),
