@@ -47,3 +47,5 @@ export type {
   MirroredDatastore,
   MirroredDatastoreOptions,
 } from './datastore/mirrored-datastore.js';
+export { withCreationMetadata } from './resources/creation-metadata.js';
+export type { CreationPorts } from './resources/creation-metadata.js';

@@ -7,8 +7,14 @@ import { checkIpam } from '../commands/ipam-check.js';
 import { releaseFromReports, releaseIp } from '../commands/ipam-release.js';
 import { splitPool } from '../commands/ipam-split.js';
 import { CTL_VERSION } from '../version.js';
-import type { CommandSpec } from './command-spec.js';
+import type { CommandContext, CommandSpec } from './command-spec.js';
 import { bool, list, str } from './command-spec.js';
+
+/** The injected clock and randomness of a run (tests pin them), for what a command creates. */
+const clockAndRandom = (ctx: CommandContext) => ({
+  ...(ctx.io.clock && { clock: ctx.io.clock }),
+  ...(ctx.io.random && { random: ctx.io.random }),
+});
 
 /** `ipam check`, `ipam release`, `datastore migrate lock|unlock`. */
 export const CHECK_COMMANDS: readonly CommandSpec[] = [
@@ -116,7 +122,10 @@ datastore migrate unlock.`,
     options: {},
     store: 'write',
     async run(ctx) {
-      return setDatastoreLock((await ctx.store()).datastore, true);
+      return setDatastoreLock((await ctx.store()).datastore, {
+        locked: true,
+        ...clockAndRandom(ctx),
+      });
     },
   },
   {
@@ -126,7 +135,10 @@ datastore migrate unlock.`,
     options: {},
     store: 'read',
     async run(ctx) {
-      return setDatastoreLock((await ctx.store()).datastore, false);
+      return setDatastoreLock((await ctx.store()).datastore, {
+        locked: false,
+        ...clockAndRandom(ctx),
+      });
     },
   },
   {

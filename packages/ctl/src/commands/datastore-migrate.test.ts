@@ -39,7 +39,7 @@ describe('datastore migrate', () => {
   it('round-trips every IPAM object with a node rename', async () => {
     const src = memoryStore();
     await seedMigration(src.ipam, src.datastore);
-    await setDatastoreLock(src.datastore, true, () => 'guid-src');
+    await setDatastoreLock(src.datastore, { locked: true, newGuid: () => 'guid-src' });
     const exported = await exportDatastore(src.datastore, renames);
     expect(exported.text).toContain('===\n{\n  "block_affinities": [\n');
     expect(exported.text).toContain('"Key": "/calico/ipam/v2/host/new-1/ipv6/block/');

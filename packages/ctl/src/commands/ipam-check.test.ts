@@ -83,7 +83,7 @@ describe('ipam check', () => {
   it('writes the report with exact uint64 sequence numbers and reads it back', async () => {
     const { ipam, datastore } = memoryStore();
     await seedProblems(ipam, datastore);
-    await setDatastoreLock(datastore, true, () => 'guid-1');
+    await setDatastoreLock(datastore, { locked: true, newGuid: () => 'guid-1' });
     const { report } = await checkIpam(datastore, options);
     const text = serializeCheckReport(report);
     const seq = report.allocations['10.0.0.3']![0]!.sequenceNumber!;
@@ -114,7 +114,7 @@ describe('ipam check', () => {
   it('feeds release --from-report, which releases exactly the leaks and orphaned handles', async () => {
     const { ipam, datastore } = memoryStore();
     await seedProblems(ipam, datastore);
-    await setDatastoreLock(datastore, true, () => 'guid-1');
+    await setDatastoreLock(datastore, { locked: true, newGuid: () => 'guid-1' });
     const { report } = await checkIpam(datastore, options);
     const before = await dump(datastore);
     const result = await releaseFromReports(
@@ -168,7 +168,7 @@ describe('ipam check', () => {
     await expect(release(report)).rejects.toThrow(
       'data store is not locked. Either lock the data store, or re-run with --force',
     );
-    await setDatastoreLock(datastore, true, () => 'guid-1');
+    await setDatastoreLock(datastore, { locked: true, newGuid: () => 'guid-1' });
     await expect(release(report)).rejects.toThrow('mismatched cluster GUID. Refusing to release');
     report = (await checkIpam(datastore, options)).report;
     await expect(release({ ...report, clusterGUID: 'other' })).rejects.toThrow(
@@ -177,7 +177,7 @@ describe('ipam check', () => {
     await expect(release(report, false, 'v9')).rejects.toThrow(
       'was produced using a different version (v0.1.0) of netledgerctl. Refusing to release',
     );
-    await setDatastoreLock(datastore, true);
+    await setDatastoreLock(datastore, { locked: true });
     await expect(release(report)).rejects.toThrow('the provided reports are all stale');
     await expect(release(report, true)).rejects.toThrow('the provided reports are all stale');
     const changed = [...(await dump(datastore))].filter(([k, v]) => before.get(k) !== v);
@@ -188,7 +188,7 @@ describe('ipam check', () => {
     const { ipam, datastore } = memoryStore();
     await seedProblems(ipam, datastore);
     await ipam.setIpamConfig({ ...(await ipam.getIpamConfig()), ipCooldownSeconds: 0 });
-    await setDatastoreLock(datastore, true, () => 'g');
+    await setDatastoreLock(datastore, { locked: true, newGuid: () => 'g' });
     const { report } = await checkIpam(datastore, options);
     await ipam.releaseIps([{ address: '10.0.0.3' }]);
     await ipam.assignIp({

@@ -20,7 +20,7 @@ describe('ipam split', () => {
     await expect(
       splitPool({ ipam, datastore }, { parts: '4', name: 'p', nowMs: 0 }),
     ).rejects.toThrow('datastore is not locked');
-    await setDatastoreLock(datastore, true);
+    await setDatastoreLock(datastore, { locked: true });
     await expect(
       splitPool({ ipam, datastore }, { parts: '3', name: 'p', nowMs: 0 }),
     ).rejects.toThrow('power of 2');
