@@ -160,7 +160,7 @@ const KINDS: readonly Kind[] = [
 ];
 /** Every object of the store with its revision, and the store revision, as text. */
 async function dump(ds: Datastore): Promise<string> {
-  const lists = await ds.listMany(KINDS.map((kind) => ({ kind })));
+  const lists = await Promise.all(KINDS.map((kind) => ds.list({ kind })));
   return JSON.stringify(lists, (_, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v));
 }
 
