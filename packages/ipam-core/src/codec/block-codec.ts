@@ -62,12 +62,14 @@ function decodeAttribute(v: JsonValue, what: string): AllocationAttribute {
 const MAX_BLOCK_HOST_BITS = 20;
 
 /**
- * Checks a decoded block's `cidr` against the key it was stored under: a CIDR (network address,
- * no host bits), no larger than a block can be, and the key's block. Every ordinal is counted from
- * it, so a block whose CIDR is not its key's would hand out addresses of another block. Throws
+ * Checks a decoded block against the key it was stored under: its `cidr` is a CIDR (network
+ * address, no host bits), no larger than a block can be, and the key's block; it has one
+ * allocation per address. Every ordinal is counted from the CIDR, so a block whose CIDR is not its
+ * key's, or with ordinals past its end, would hand out addresses of another block. Throws
  * `Corrupt`.
  */
-export function checkBlockCidr(cidr: string, keyCidr: string): void {
+export function checkBlockShape(block: AllocationBlock, keyCidr: string): void {
+  const { cidr } = block;
   let parsed;
   try {
     parsed = parseCidr(cidr);
@@ -85,6 +87,11 @@ export function checkBlockCidr(cidr: string, keyCidr: string): void {
   }
   if (formatCidr(parsed) !== keyText)
     bad(`cidr ${cidr} is not the block ${keyCidr} it is stored as`);
+  const size = 2 ** hostBits;
+  if (block.allocations.length !== size)
+    bad(
+      `allocations has ${block.allocations.length} entries, but block ${cidr} has ${size} addresses`,
+    );
 }
 
 /** Decodes a block; throws `Corrupt` naming the first bad field. */

@@ -177,6 +177,18 @@ describe("a block CIDR that cannot be the key's block (fuzzing regression)", () 
   });
 
   it.each([
+    ['fewer', 63],
+    ['more', 70],
+  ])('refuses a block with %s allocations than addresses with CorruptValue', (_, n) => {
+    const o = JSON.parse(calicoBlock) as { allocations: (number | null)[]; unallocated: number[] };
+    o.allocations = Array.from({ length: n }, (_, i) => (i === 0 ? 0 : null));
+    o.unallocated = [];
+    expect(() => decodeValue(blockKey, JSON.stringify(o))).toThrow(
+      `allocations has ${n} entries, but block 10.0.0.0/26 has 64 addresses`,
+    );
+  });
+
+  it.each([
     ['past the attributes', 1],
     ['negative', -1],
   ])('refuses an allocation pointing at an attribute %s with CorruptValue', (_, idx) => {
