@@ -7,7 +7,7 @@ import type { StoredEntry } from './store-snapshot.js';
 // that checks on its own (its value decodes for its key) and names every one it cannot keep.
 
 /** A key of the damaged file that salvage could not keep, and why. */
-export interface UnreadableKey {
+interface UnreadableKey {
   readonly path: string;
   readonly reason: string;
 }
