@@ -162,7 +162,7 @@ describe('value codec', () => {
 // whose allocation pointed past its attributes decoded, and the next assignment's new attribute
 // became that allocation's owner (the address showed up under the new handle); a block listing an
 // ordinal both allocated (in expired cooldown) and free handed it out twice in one assignment.
-describe("a block CIDR that cannot be the key's block (fuzzing regression)", () => {
+describe('blocks that would hand out or misattribute addresses (fuzzing regressions)', () => {
   it.each([
     ['not a CIDR', 'garbage', 'is not a CIDR'],
     ['empty', '', 'is not a CIDR'],
