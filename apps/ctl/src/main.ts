@@ -8,12 +8,13 @@ import { loadEtcdGrpc } from '@netledger/datastore-config/etcd-grpc';
 
 // An operator's CLI: etcd over gRPC (etcd3, as calicoctl), and an unreachable etcd reported
 // after 5 s rather than the library's 10.
+const user = () => ({
+  uid: process.getuid?.(),
+  home: homedir(),
+  xdgStateHome: process.env.XDG_STATE_HOME,
+});
 const opener = createDatastoreOpener({
-  user: () => ({
-    uid: process.getuid?.(),
-    home: homedir(),
-    xdgStateHome: process.env.XDG_STATE_HOME,
-  }),
+  user,
   etcd: { transport: 'grpc', dialTimeoutMs: 5000, loadGrpc: loadEtcdGrpc },
 });
 
@@ -39,5 +40,6 @@ const code = await runCtl({
   stderrIsTty: process.stderr.isTTY === true,
   openDatastore: (config, options) => opener.open(config, options),
   kubernetesReaderOf: (datastore) => opener.kubernetesReaderOf(datastore),
+  user,
 });
 process.exitCode = code;

@@ -44,7 +44,7 @@ const reason = (e: unknown): string => {
 export async function acquireHostLock(opts: HostLockOptions): Promise<HostLock | undefined> {
   const { path, log } = opts;
   try {
-    mkdirSync(dirname(path), { recursive: true });
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   } catch (e) {
     log.warning(`cannot create IPAM lock ${path} (${reason(e)}): continuing without it`);
     return undefined;

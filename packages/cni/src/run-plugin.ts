@@ -23,6 +23,7 @@ import { silentLogger } from './logger.js';
 import type { IpamConf } from './net-conf.js';
 import { decodeConfigHeader, parseNetConf } from './net-conf.js';
 import type { NodenameSources } from './nodename.js';
+import { enforcePathPolicy } from './path-policy.js';
 import { resolveNodename } from './nodename.js';
 import {
   SUPPORTED_VERSIONS,
@@ -190,6 +191,7 @@ export async function runCniPlugin(inv: PluginInvocation, deps: PluginDeps): Pro
     const version = checkVersion(request.command, header.cniVersion);
     cniVersion = version;
     const conf = parseNetConf(inv.stdin, inv.env);
+    await enforcePathPolicy({ ipam: conf.ipam, stdin: inv.stdin, env: inv.env });
     const cniArgs = parseCniArgs(request.args);
     log = deps.createLogger?.(conf.ipam) ?? silentLogger;
     const nodename = await resolveNodename(conf.ipam, deps);

@@ -133,7 +133,7 @@ describe.each(ETCD_TRANSPORTS)('over %s', (transport) => {
       await ds.create({ key: { kind: 'IPAMBlock', cidr: '10.0.0.0/26' }, value: block });
       await ds.create({
         key: { kind: 'IPAMBlock', cidr: 'fd80:24e2:f998:72d6::/122' },
-        value: new BlockBuilder('fd80:24e2:f998:72d6::/126').build(),
+        value: new BlockBuilder('fd80:24e2:f998:72d6::/122').build(),
       });
       await ds.create({
         key: { kind: 'BlockAffinity', host: 'node1', cidr: '10.0.0.0/26', affinityType: 'host' },

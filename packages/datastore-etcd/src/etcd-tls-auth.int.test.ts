@@ -29,6 +29,8 @@ const ROOT_PASSWORD = 'root-secret';
 let certs: TestCertificates;
 /** A second CA (etcd trusts both) whose client certificate has CommonName `netledger`. */
 let namedCerts: TestCertificates;
+/** Certificates from a CA etcd does not trust. */
+let strangerCerts: TestCertificates;
 let etcd: EtcdFixture;
 let endpoint: string;
 
@@ -43,9 +45,10 @@ const admin = (args: string[], asRoot = true): string =>
   ]);
 
 beforeAll(async () => {
-  [certs, namedCerts] = await Promise.all([
+  [certs, namedCerts, strangerCerts] = await Promise.all([
     createTestCertificates(),
     createTestCertificates({ clientCommonName: 'netledger' }),
+    createTestCertificates(),
   ]);
   const trusted = join(certs.dir, 'trusted-cas.pem');
   await writeFile(trusted, certs.ca.pem + namedCerts.ca.pem);
@@ -75,6 +78,7 @@ afterAll(async () => {
   await etcd?.stop();
   await certs?.remove();
   await namedCerts?.remove();
+  await strangerCerts?.remove();
 });
 
 describe.each(ETCD_TRANSPORTS)('over %s with TLS and etcd auth', (transport) => {
@@ -193,6 +197,31 @@ describe.each(ETCD_TRANSPORTS)('over %s with TLS and etcd auth', (transport) => 
     expect(err).toMatchObject({ code: 'Unavailable' });
     expect((err as IpamError).message).toMatch(new RegExp(`^etcd at ${endpoint} unreachable: `));
     expect(ms).toBeLessThan(4000);
+  });
+
+  // Mutual TLS: the password is right and the server is trusted, but etcd (--client-cert-auth)
+  // ends the handshake for a client that shows no certificate, or one its CAs did not sign.
+  it.each([
+    ['no client certificate', () => ({ ca: certs.ca.path })],
+    [
+      'a client certificate from a CA etcd does not trust',
+      () => ({
+        ca: certs.ca.path,
+        cert: strangerCerts.clientCert.path,
+        key: strangerCerts.clientKey.path,
+      }),
+    ],
+  ])('is refused with %s, naming the endpoint, and writes nothing', async (_, tls) => {
+    const ds = open({ tls: tls(), dialTimeoutMs: 1000, requestTimeoutMs: 1000 });
+    const key = { kind: 'IPAMHandle', handleId: 'mtls-h' } as const;
+    const { err } = await failure(
+      ds.create({ key, value: { handleId: 'mtls-h', block: {}, deleted: false } }),
+    );
+    expect(err).toBeInstanceOf(IpamError);
+    expect(err).toMatchObject({ code: 'Unavailable' });
+    expect((err as IpamError).message).toMatch(new RegExp(`^etcd at ${endpoint} unreachable: `));
+    // The same store with the trusted client certificate sees that nothing was written.
+    await expect(open().get(key)).rejects.toMatchObject({ code: 'DoesNotExist' });
   });
 });
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Datastore, DatastoreKey, WatchEvent } from '@netledger/ipam-core';
 import { IpamError } from '@netledger/ipam-core';
-import { createTempDir, describeDatastoreContract } from '@netledger/testkit';
+import { BlockBuilder, createTempDir, describeDatastoreContract } from '@netledger/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFileDatastore } from './file-datastore.js';
 import type { FileDatastoreOptions } from './file-datastore.js';
@@ -56,6 +56,38 @@ describe('file datastore', () => {
     await dir.remove();
   });
 
+  // What the store would refuse to read back it refuses to write: before, the write landed and
+  // its caller got CorruptValue for the value now stored.
+  it.each([
+    [
+      "a block under another block's key",
+      { kind: 'IPAMBlock', cidr: '10.0.0.64/26' },
+      'is not the block 10.0.0.64/26',
+    ],
+    [
+      'a block whose allocation points at a missing attribute',
+      { kind: 'IPAMBlock', cidr: '10.0.0.0/26' },
+      'points at attribute 1',
+    ],
+  ] as const)('refuses to write %s with InvalidArgument, writing nothing', async (_, key, says) => {
+    const ds = await openStore();
+    await ds.create({ key: handle('h'), value: handleValue('h') });
+    const before = await readFile(path, 'utf8');
+    const block = new BlockBuilder('10.0.0.0/26').allocate([0], 'h').build();
+    const value =
+      key.cidr === '10.0.0.0/26'
+        ? { ...block, allocations: [1, ...block.allocations.slice(1)] }
+        : block;
+    for (const write of [() => ds.create({ key, value }), () => ds.apply({ key, value })]) {
+      await expect(write()).rejects.toMatchObject({
+        code: 'InvalidArgument',
+        identifier: '/calico/ipam/v2/assignment/ipv4/block/' + key.cidr.replace('/', '-'),
+        message: expect.stringContaining(says),
+      });
+    }
+    expect(await readFile(path, 'utf8')).toBe(before);
+  });
+
   it('creates its directory and keeps data and revisions across reopening', async () => {
     const a = await openStore();
     const created = await a.create({ key: handle('h1'), value: handleValue('h1', 1) });
@@ -77,11 +109,14 @@ describe('file datastore', () => {
     });
   });
 
-  it('leaves only the store file behind: no lock, no temp files', async () => {
+  it('leaves only the store file and its previous generation behind: no lock, no temp files', async () => {
     const a = await openStore();
     await a.create({ key: handle('h1'), value: handleValue('h1') });
     await a.close();
-    expect(await readdir(join(dir.path, 'nested'))).toEqual(['datastore.json']);
+    expect((await readdir(join(dir.path, 'nested'))).sort()).toEqual([
+      'datastore.json',
+      'datastore.json.prev',
+    ]);
   });
 
   it('shares state and compare-and-swap between two instances on one file', async () => {

@@ -4,7 +4,6 @@ import { dirname, resolve } from 'node:path';
 import { FileLockError, createFileLock, currentLockHolder } from '@netledger/file-lock';
 import type { FileLock } from '@netledger/file-lock';
 import { IpamError } from '@netledger/ipam-core';
-import { encodeValue } from '@netledger/ipam-core/adapter';
 import type {
   Datastore,
   DatastoreKey,
@@ -22,6 +21,7 @@ import {
 import { mutateSnapshot } from './mutate-snapshot.js';
 import type { Mutation } from './mutate-snapshot.js';
 import { defaultDatastorePath } from './default-datastore-path.js';
+import { encodeCheckedValue } from './encode-checked-value.js';
 import { createFileWatch } from './file-watch.js';
 import { errnoOf, toUnavailable } from './fs-errors.js';
 import { toKvPair } from './history-events.js';
@@ -218,7 +218,8 @@ export async function createFileDatastore(options: FileDatastoreOptions = {}): P
         const base = await cache.refreshLocked();
         const result = mutateSnapshot(base, mutation, { newUid: freshUuid(), historyLimit });
         const text = serializeStoreDocument(result.snapshot);
-        const written = await commitStoreFile({ fs, path, dirHandle, text });
+        // `base` was just read and checked under the lock: it becomes the previous generation.
+        const written = await commitStoreFile({ fs, path, dirHandle, text, keepPrevious: true });
         cache.replace({ snapshot: result.snapshot, ...written });
         return result.entry;
       }),
@@ -245,15 +246,15 @@ export async function createFileDatastore(options: FileDatastoreOptions = {}): P
   };
   return {
     async create(kv) {
-      const value = encodeValue(kv.key.kind, kv.value);
+      const value = encodeCheckedValue(kv.key, kv.value);
       return written(await mutate({ op: 'create', key: kv.key, value }));
     },
     async update(kv) {
-      const value = encodeValue(kv.key.kind, kv.value);
+      const value = encodeCheckedValue(kv.key, kv.value);
       return written(await mutate({ op: 'update', key: kv.key, value, revision: kv.revision }));
     },
     async apply(kv) {
-      const value = encodeValue(kv.key.kind, kv.value);
+      const value = encodeCheckedValue(kv.key, kv.value);
       return written(await mutate({ op: 'apply', key: kv.key, value }));
     },
     async delete(key, deleteOptions = {}) {

@@ -8,3 +8,6 @@ export type { FileDatastoreOptions } from './file-datastore.js';
 export { SYSTEM_DATASTORE_PATH, defaultDatastorePath } from './default-datastore-path.js';
 export type { DatastorePathEnv } from './default-datastore-path.js';
 export { STORE_FORMAT } from './store-snapshot.js';
+export { repairFileDatastore } from './repair-file-datastore.js';
+export type { RepairFileDatastoreOptions, RepairReport } from './repair-file-datastore.js';
+export type { LostKey, RepairMode } from './repair-plan.js';

@@ -34,6 +34,11 @@ export interface ParseStoreOptions {
    * decode, not one per object.
    */
   readonly previous?: StoreSnapshot;
+  /**
+   * Decode every value even when the seal is intact (default false): for `repair`, which must
+   * not take a file's word for it before making it the store.
+   */
+  readonly checkValues?: boolean;
 }
 
 type Obj = Record<string, unknown>;
@@ -58,8 +63,11 @@ function sameEntry(a: StoredEntry, b: Obj): boolean {
   );
 }
 
-/** Checks one `{ value, modRevision, createRevision, uid }` record and decodes its value. */
-function readEntry(
+/**
+ * Checks one `{ value, modRevision, createRevision, uid }` record at `path` and, unless `sealed`,
+ * decodes its value; throws `CorruptValue` naming the file and the path.
+ */
+export function readEntry(
   raw: unknown,
   at: { filePath: string; path: string },
   limits: { maxRevision: number; reuse: StoredEntry | undefined; sealed: boolean },
@@ -181,7 +189,7 @@ export function parseStoreDocument(text: string, options: ParseStoreOptions): St
   }
   if (!isObj(doc.entries)) throw corrupt(filePath, 'entries is not an object');
   const sameStore = previous?.storeId === storeId ? previous : undefined;
-  const sealed = isSealed(text);
+  const sealed = options.checkValues !== true && isSealed(text);
   const entries = new Map<string, StoredEntry>();
   for (const [path, raw] of Object.entries(doc.entries)) {
     const reuse = sameStore?.entries.get(path);

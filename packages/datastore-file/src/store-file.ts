@@ -3,6 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import { errnoOf, toUnavailable } from './fs-errors.js';
 import { parseStoreDocument } from './store-document.js';
 import type { StoreFileHandle, StoreFs } from './store-fs.js';
+import { PRIVATE_FILE_MODE } from './store-fs.js';
 import type { StoreSnapshot } from './store-snapshot.js';
 
 /** What identifies one version of the file without reading it. */
@@ -85,26 +86,62 @@ export interface CommitOptions {
   readonly text: string;
   /** An open handle on the store's directory, fsynced after the rename. */
   readonly dirHandle: StoreFileHandle;
+  /**
+   * Keep the file being replaced as `<path>.prev` (default false). Only a caller that has just
+   * read and checked that file under the lock may ask: `.prev` must only ever hold a good store.
+   */
+  readonly keepPrevious?: boolean;
 }
 
 const TEMP_MARK = '.tmp-';
 
+/** The suffix of the previous good generation kept beside the store (`datastore.json.prev`). */
+export const PREVIOUS_SUFFIX = '.prev';
+
+/** A name in the store's directory that the open-time sweep removes if a crash leaves it. */
+const tempName = (path: string, what: string): string =>
+  `${path}${TEMP_MARK}${what}${process.pid}-${randomBytes(6).toString('hex')}`;
+
 /**
- * Replaces the store file atomically: write a temp file in the same directory, fsync it, rename
- * it over the store, fsync the directory. A crash at any point leaves the old file or the new one.
- * On failure the temp file is removed and the store is unchanged. Returns the new file's handle.
+ * Makes the current store file the previous generation: a hard link (no copy, no fsync of its
+ * own: the directory fsync after the store's rename covers it), renamed over `<path>.prev` so a
+ * crash leaves the old `.prev` or the new one. Nothing to keep when there is no store yet.
+ */
+async function keepAsPrevious(fs: StoreFs, path: string): Promise<void> {
+  const link = tempName(path, 'prev-');
+  try {
+    await fs.link(path, link);
+  } catch (e) {
+    if (errnoOf(e) === 'ENOENT') return;
+    throw e;
+  }
+  try {
+    await fs.rename(link, `${path}${PREVIOUS_SUFFIX}`);
+  } catch (e) {
+    await fs.unlink(link).catch(() => undefined);
+    throw e;
+  }
+}
+
+/**
+ * Replaces the store file atomically: write a temp file (mode 0600) in the same directory, fsync
+ * it, keep the current file as `<path>.prev` if asked, rename the temp file over the store, fsync
+ * the directory. A crash at any point leaves the old file or the new one (and an old or new
+ * `.prev`). On failure the temp file is removed and the store is unchanged. Returns the new
+ * file's handle.
  */
 export async function commitStoreFile(options: CommitOptions): Promise<{
   handle: StoreFileHandle;
   stamp: FileStamp;
 }> {
   const { fs, path, text, dirHandle } = options;
-  const temp = `${path}${TEMP_MARK}${process.pid}-${randomBytes(6).toString('hex')}`;
+  const temp = tempName(path, '');
   let handle: StoreFileHandle | undefined;
   try {
-    handle = await fs.open(temp, 'wx', 0o644);
+    handle = await fs.open(temp, 'wx', PRIVATE_FILE_MODE);
     await handle.writeText(text);
     await handle.sync();
+    if (options.keepPrevious) await keepAsPrevious(fs, path);
     await fs.rename(temp, path);
     await dirHandle.sync();
     return { handle, stamp: stampOf(await handle.statBig()) };

@@ -4,6 +4,11 @@ import * as fsp from 'node:fs/promises';
 import { blockingLockFs, threadPoolLockFs } from '@netledger/file-lock';
 import type { LockFs } from '@netledger/file-lock';
 
+/** The mode of every file the store writes: the owner only (IPAM state is not for other users). */
+export const PRIVATE_FILE_MODE = 0o600;
+/** The mode of a directory the store creates for itself. */
+const PRIVATE_DIR_MODE = 0o700;
+
 /** An open file, as the store uses one. */
 export interface StoreFileHandle {
   statBig(): Promise<BigIntStats>;
@@ -23,7 +28,7 @@ export interface StoreFs extends LockFs {
   open(path: string, flags: string, mode?: number): Promise<StoreFileHandle>;
   statBig(path: string): Promise<BigIntStats>;
   rename(from: string, to: string): Promise<void>;
-  /** Creates `path` and its missing parents. */
+  /** Creates `path` and its missing parents, each one it creates `0700` (owner only). */
   mkdirs(path: string): Promise<void>;
 }
 
@@ -42,7 +47,7 @@ export const threadPoolFs: StoreFs = {
   statBig: (path) => fsp.stat(path, { bigint: true }),
   rename: (from, to) => fsp.rename(from, to),
   mkdirs: async (path) => {
-    await fsp.mkdir(path, { recursive: true });
+    await fsp.mkdir(path, { recursive: true, mode: PRIVATE_DIR_MODE });
   },
 };
 
@@ -61,6 +66,6 @@ export const blockingFs: StoreFs = {
   statBig: async (path) => fs.statSync(path, { bigint: true }),
   rename: async (from, to) => fs.renameSync(from, to),
   mkdirs: async (path) => {
-    fs.mkdirSync(path, { recursive: true });
+    fs.mkdirSync(path, { recursive: true, mode: PRIVATE_DIR_MODE });
   },
 };

@@ -146,7 +146,7 @@ export type Decoded = { key: DatastoreKey; value: ValueByKind[Kind] } | undefine
  */
 export function decodeCrd(kind: CrdKind, object: JsonObject): Decoded {
   const meta = object.metadata as JsonObject | undefined;
-  const name = typeof meta?.name === 'string' ? meta.name : undefined;
+  const name = typeof meta?.name === 'string' && meta.name !== '' ? meta.name : undefined;
   if (name === undefined) throw new BadSpec('metadata.name is missing');
   switch (kind) {
     case 'IPAMBlock': {

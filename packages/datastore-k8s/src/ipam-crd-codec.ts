@@ -104,7 +104,7 @@ function parseGoBool(v: JsonValue | undefined): boolean {
     if (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v)) return true;
     if (['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(v)) return false;
   }
-  throw new BadSpec(`spec.deleted ${JSON.stringify(v)} is not a boolean`);
+  throw new BadSpec(`spec.deleted ${stringifyJson(v ?? null)} is not a boolean`);
 }
 
 /** An affinity's key and value from its CRD spec; an empty `type` is `host`, as in Calico. */
@@ -117,7 +117,7 @@ export function decodeAffinitySpec(raw: JsonValue | undefined): {
   if (typeof node !== 'string' || node === '') throw new BadSpec('spec.node is missing');
   if (typeof cidr !== 'string' || cidr === '') throw new BadSpec('spec.cidr is missing');
   if (type !== undefined && type !== '' && type !== 'host' && type !== 'virtual') {
-    throw new BadSpec(`spec.type ${JSON.stringify(type)} is not host or virtual`);
+    throw new BadSpec(`spec.type ${stringifyJson(type)} is not host or virtual`);
   }
   const key: DatastoreKey<'BlockAffinity'> = {
     kind: 'BlockAffinity',

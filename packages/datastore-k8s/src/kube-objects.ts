@@ -3,16 +3,15 @@
 // paths of each kind, affinities' two possible names, the hard delete that ends a soft delete,
 // and paginated lists.
 import type { DatastoreKey, KVPair, Kind } from '@netledger/ipam-core';
-import { IpamError, isIpamError } from '@netledger/ipam-core';
+import { IpamError } from '@netledger/ipam-core';
 import { describeKey } from '@netledger/ipam-core/adapter';
 import { alternateAffinityName } from './calico-names.js';
 import type { CrdKind } from './crd-kinds.js';
-import { CRD_KINDS, crdPath, decodeCrd, describeObject, objectName } from './crd-kinds.js';
+import { CRD_KINDS, crdPath, describeObject, objectName } from './crd-kinds.js';
 import type { JsonObject } from './ipam-crd-codec.js';
-import { BadSpec } from './ipam-crd-codec.js';
 import type { KubeHttp, KubeRequest, KubeResponse } from './kube-http.js';
 import { kubeStatusError, kubeTransportError } from './map-kube-error.js';
-import { decodeNode } from './node-codec.js';
+import { corruptObject, decodeKubeObject, isObject, meta, metaString } from './kube-object-kv.js';
 
 const NODES = '/api/v1/nodes';
 const PAGE = 500;
@@ -22,16 +21,7 @@ export function sameKey(a: DatastoreKey, b: DatastoreKey): boolean {
   return describeKey(a) === describeKey(b);
 }
 
-/** True for a JSON object (not null, not an array). */
-export const isObject = (v: unknown): v is JsonObject =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-/** An object's metadata (empty when it has none). */
-export const meta = (o: JsonObject): JsonObject => (isObject(o.metadata) ? o.metadata : {});
-/** A string field of an object's metadata. */
-export const metaString = (o: JsonObject, field: string): string | undefined => {
-  const v = meta(o)[field];
-  return typeof v === 'string' ? v : undefined;
-};
+export { isObject, meta, metaString };
 
 /** A list's raw objects and the revision it was read at. */
 export interface RawList {
@@ -74,37 +64,11 @@ export function createKubeObjects(http: KubeHttp) {
     });
   }
 
-  function corrupt(object: string, e: unknown): never {
-    if (isIpamError(e) && e.code !== 'CorruptValue') throw e;
-    const why = e instanceof Error ? e.message : String(e);
-    throw new IpamError(
-      'CorruptValue',
-      `kube-apiserver at ${server}: ${object} is not a valid Calico object: ${why}`,
-      { identifier: object, cause: e },
-    );
+  function corrupt(object: string, cause: unknown): never {
+    return corruptObject({ server, object, cause });
   }
-
   function toKv(kind: Kind, object: JsonObject): KVPair | undefined {
-    const name = metaString(object, 'name') ?? '?';
-    const where =
-      kind === 'Node' ? `nodes/${name}` : `${CRD_KINDS[kind as CrdKind].plural}/${name}`;
-    try {
-      const decoded =
-        kind === 'Node'
-          ? { key: { kind: 'Node' as const, name }, value: decodeNode(object) }
-          : decodeCrd(kind as CrdKind, object);
-      if (!decoded) return undefined;
-      const uid = metaString(object, 'uid');
-      return {
-        key: decoded.key,
-        value: decoded.value,
-        revision: metaString(object, 'resourceVersion') ?? '',
-        ...(uid !== undefined && { uid }),
-      };
-    } catch (e) {
-      if (e instanceof BadSpec || isIpamError(e, 'CorruptValue')) corrupt(where, e);
-      throw e;
-    }
+    return decodeKubeObject({ server, kind, object });
   }
 
   function mustKv<K extends Kind>(kind: K, body: unknown, object: string): KVPair<K> {

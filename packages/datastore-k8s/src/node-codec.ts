@@ -85,7 +85,7 @@ const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== 
 export function decodeNode(k8s: JsonObject): Node {
   const meta = isObject(k8s.metadata) ? k8s.metadata : {};
   const name = meta.name;
-  if (typeof name !== 'string') throw new BadSpec('metadata.name is missing');
+  if (typeof name !== 'string' || name === '') throw new BadSpec('metadata.name is missing');
   const ann = stringMap(meta.annotations, 'metadata.annotations');
   const labels = {
     ...jsonMap(ann[NODE_ANNOTATIONS.labels], NODE_ANNOTATIONS.labels),

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 /**
  * Writes `text` to `<dir>/<name>` so that a crash or power loss leaves either the old or the new
  * content: a temp file is written and fsynced, renamed over the target, then the directory is
- * fsynced. The directory is created if missing; the file is mode 600.
+ * fsynced. The directory is created if missing (mode 700); the file is mode 600.
  */
 export async function writeFileAtomic(args: {
   readonly dir: string;
@@ -13,9 +13,12 @@ export async function writeFileAtomic(args: {
 }): Promise<void> {
   const path = join(args.dir, args.name);
   const tmp = `${path}.tmp`;
-  await mkdir(args.dir, { recursive: true });
+  // Leases and revisions are for root's eyes: directories this creates are 0700.
+  await mkdir(args.dir, { recursive: true, mode: 0o700 });
   const file = await open(tmp, 'w', 0o600);
   try {
+    // A temp file a crash left keeps its old mode through open(): set it.
+    await file.chmod(0o600);
     await file.writeFile(args.text);
     await file.sync();
   } finally {

@@ -1,10 +1,10 @@
-import { rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { BootReport, DeviceDaemon } from './device-daemon.js';
 import { createDeviceDaemon } from './device-daemon.js';
 import { createFileLeaseStore } from './file-lease-store.js';
 import { createFileRevisionStore } from './file-revision-store.js';
 import { createHttpApi } from './http-api.js';
+import { listenPrivateSocket } from './listen-private-socket.js';
 import { createProcIpForwarding } from './ip-forwarding.js';
 import type { Clock, Logger } from './logger.js';
 import { createNatDriver } from './nat-driver.js';
@@ -50,7 +50,8 @@ export interface DeviceServer {
  * Wires the real adapters (file lease and revision stores, rtnetlink bridges opened on first
  * need, nft/iptables NAT, /proc forwarding), restores the leases and the last good revision,
  * boots on `stateDir` (a refused revision there keeps the last good one in force and the API up)
- * and listens on `socketPath` (a stale socket file is replaced). Rejects when a persisted file is
+ * and listens on `socketPath`, mode 0600 so no other user can connect (a stale socket file is
+ * replaced). Rejects when a persisted file is
  * corrupt, the state directory cannot be read, or the host cannot be set up (`HostFailure`).
  */
 export async function runDeviceServer(opts: DeviceServerOptions): Promise<DeviceServer> {
@@ -82,11 +83,12 @@ export async function runDeviceServer(opts: DeviceServerOptions): Promise<Device
     defaultStateDir: opts.stateDir,
     logger: opts.logger,
   });
-  await rm(opts.socketPath, { force: true });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.socketPath, () => resolve());
-  });
+  try {
+    await listenPrivateSocket(server, opts.socketPath);
+  } catch (e) {
+    bridges.close();
+    throw e;
+  }
   opts.logger.log('info', 'listening', { socket: opts.socketPath, revision: boot.inForce });
   return {
     daemon,

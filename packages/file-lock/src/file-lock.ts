@@ -106,7 +106,7 @@ export function createFileLock(options: FileLockOptions): FileLock {
     for (let attempt = 0; ; attempt++) {
       try {
         if (!prepared) {
-          await fs.writeText(ownPath, ownText, { flag: 'w', mode: 0o644 });
+          await fs.writeText(ownPath, ownText, { flag: 'w', mode: 0o600 });
           prepared = true;
         }
         await fs.link(ownPath, target);

@@ -1,5 +1,5 @@
 import type { ParseArgsConfig } from 'node:util';
-import type { DatastoreConfig } from '@netledger/datastore-config';
+import type { DatastoreConfig, DatastoreUser } from '@netledger/datastore-config';
 import type { Clock, Datastore, IpamClient, Random } from '@netledger/ipam-core';
 import type { CtlEnv } from '../config/datastore-config.js';
 import type { KubeReader } from '../commands/ipam-check.js';
@@ -29,6 +29,8 @@ export interface CtlIo {
    * `kubernetesReaderOf`), else undefined.
    */
   kubernetesReaderOf(datastore: Datastore): Promise<KubeReader | undefined>;
+  /** Whose default file store (`datastore repair` without a configured path). */
+  readonly user?: () => DatastoreUser;
   readonly clock?: Clock;
   readonly random?: Random;
 }

@@ -1,6 +1,7 @@
 import type { CommandSpec } from './command-spec.js';
 import { CHECK_COMMANDS } from './commands-check.js';
 import { IPAM_BASIC_COMMANDS } from './commands-ipam.js';
+import { REPAIR_COMMANDS } from './commands-repair.js';
 import { RESOURCE_COMMANDS } from './commands-resources.js';
 
 /** Every netledgerctl command. */
@@ -8,4 +9,5 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...IPAM_BASIC_COMMANDS,
   ...CHECK_COMMANDS,
   ...RESOURCE_COMMANDS,
+  ...REPAIR_COMMANDS,
 ];

@@ -12,9 +12,11 @@ export interface CliRun {
   readonly stderr: string;
 }
 
-/** netledgerctl's opener, as apps/ctl wires it, for a user whose home holds no store. */
+/** A user whose home holds no store. */
+const user = () => ({ uid: 1000, home: '/nonexistent-home' });
+/** netledgerctl's opener, as apps/ctl wires it, for that user. */
 const opener = createDatastoreOpener({
-  user: () => ({ uid: 1000, home: '/nonexistent-home' }),
+  user,
   etcd: { transport: 'grpc', dialTimeoutMs: 5000, loadGrpc: loadEtcdGrpc },
 });
 
@@ -44,6 +46,7 @@ export async function runCli(
     stderrIsTty: false,
     openDatastore: (config, o) => opener.open(config, o),
     kubernetesReaderOf: (datastore) => opener.kubernetesReaderOf(datastore),
+    user,
     clock: testClock(),
     ...options.io,
   });

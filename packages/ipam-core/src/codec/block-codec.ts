@@ -13,6 +13,7 @@
 // is kept as stored while still empty, and unknown keys (a deprecated `strictAffinity`, the
 // short-lived `alternate`) stay where they were. So netledger rewriting a block Calico wrote
 // changes only what the operation changed.
+import { AccountingError, formatCidr, parseCidr } from '@netledger/accounting';
 import type { AllocationAttribute, AllocationBlock } from '../model/block.js';
 import type { Obj } from './decode-fields.js';
 import { arr, bad, bool, int, obj, optStr, str, strMap, uint64 } from './decode-fields.js';
@@ -57,6 +58,42 @@ function decodeAttribute(v: JsonValue, what: string): AllocationAttribute {
   };
 }
 
+/** The most addresses a block can hold: 2^20 (a /12 in IPv4 is not a block, whatever it says). */
+const MAX_BLOCK_HOST_BITS = 20;
+
+/**
+ * Checks a decoded block against the key it was stored under: its `cidr` is a CIDR (network
+ * address, no host bits), no larger than a block can be, and the key's block; it has one
+ * allocation per address. Every ordinal is counted from the CIDR, so a block whose CIDR is not its
+ * key's, or with ordinals past its end, would hand out addresses of another block. Throws
+ * `Corrupt`.
+ */
+export function checkBlockShape(block: AllocationBlock, keyCidr: string): void {
+  const { cidr } = block;
+  let parsed;
+  try {
+    parsed = parseCidr(cidr);
+  } catch (e) {
+    if (!(e instanceof AccountingError)) throw e;
+    return bad(`cidr ${JSON.stringify(cidr)} is not a CIDR (${e.message})`);
+  }
+  const hostBits = (parsed.version === 4 ? 32 : 128) - parsed.prefix;
+  if (hostBits > MAX_BLOCK_HOST_BITS) bad(`cidr ${cidr} is larger than any block`);
+  let keyText = keyCidr;
+  try {
+    keyText = formatCidr(parseCidr(keyCidr, { strict: false }));
+  } catch (e) {
+    if (!(e instanceof AccountingError)) throw e;
+  }
+  if (formatCidr(parsed) !== keyText)
+    bad(`cidr ${cidr} is not the block ${keyCidr} it is stored as`);
+  const size = 2 ** hostBits;
+  if (block.allocations.length !== size)
+    bad(
+      `allocations has ${block.allocations.length} entries, but block ${cidr} has ${size} addresses`,
+    );
+}
+
 /** Decodes a block; throws `Corrupt` naming the first bad field. */
 export function decodeBlock(o: Obj): AllocationBlock {
   const cidr = str(o.cidr, 'cidr');
@@ -67,6 +104,22 @@ export function decodeBlock(o: Obj): AllocationBlock {
   const attributes = arr(o.attributes, 'attributes').map((a, i) =>
     decodeAttribute(a, `attributes[${i}]`),
   );
+  // An allocation pointing past the attributes would silently take the next attribute appended
+  // (a new owner's) as its own, and compacting the attributes would write `undefined` for it.
+  allocations.forEach((idx, i) => {
+    if (idx !== null && (idx < 0 || idx >= attributes.length))
+      bad(`allocations[${i}] points at attribute ${idx}, but the block has ${attributes.length}`);
+  });
+  // The free queue hands out what it lists: an ordinal listed twice, or also allocated, would be
+  // handed out twice.
+  const listed = new Set<number>();
+  unallocated.forEach((o, i) => {
+    if (o < 0 || o >= allocations.length)
+      bad(`unallocated[${i}] is ordinal ${o}, outside the block's ${allocations.length}`);
+    if (listed.has(o)) bad(`unallocated[${i}] lists ordinal ${o} twice`);
+    if (allocations[o] !== null) bad(`unallocated[${i}] lists ordinal ${o}, which is allocated`);
+    listed.add(o);
+  });
   const seqs: Record<string, bigint> = {};
   const rawSeqs = o.sequenceNumberForAllocation;
   if (rawSeqs !== undefined && rawSeqs !== null) {

@@ -157,6 +157,68 @@ describe('value codec', () => {
   });
 });
 
+// Found by value-codec.fuzz.test.ts: a block whose `cidr` is not a CIDR decoded, and the first
+// use of it threw the accounting library's InvalidCidr instead of the store's CorruptValue; a block
+// whose allocation pointed past its attributes decoded, and the next assignment's new attribute
+// became that allocation's owner (the address showed up under the new handle); a block listing an
+// ordinal both allocated (in expired cooldown) and free handed it out twice in one assignment.
+describe('blocks that would hand out or misattribute addresses (fuzzing regressions)', () => {
+  it.each([
+    ['not a CIDR', 'garbage', 'is not a CIDR'],
+    ['empty', '', 'is not a CIDR'],
+    ['host bits set', '10.0.0.1/26', 'is not a CIDR'],
+    ['larger than a block', '10.0.0.0/8', 'is larger than any block'],
+    ['another block', '10.0.0.64/26', 'is not the block 10.0.0.0/26'],
+    ['another family', 'fd00::/122', 'is not the block 10.0.0.0/26'],
+  ])('refuses %s with CorruptValue', (_, cidr, says) => {
+    const text = calicoBlock.replace('"cidr":"10.0.0.0/26"', `"cidr":${JSON.stringify(cidr)}`);
+    expect(() => decodeValue(blockKey, text)).toThrow(IpamError);
+    expect(() => decodeValue(blockKey, text)).toThrow(says);
+  });
+
+  it.each([
+    ['fewer', 63],
+    ['more', 70],
+  ])('refuses a block with %s allocations than addresses with CorruptValue', (_, n) => {
+    const o = JSON.parse(calicoBlock) as { allocations: (number | null)[]; unallocated: number[] };
+    o.allocations = Array.from({ length: n }, (_, i) => (i === 0 ? 0 : null));
+    o.unallocated = [];
+    expect(() => decodeValue(blockKey, JSON.stringify(o))).toThrow(
+      `allocations has ${n} entries, but block 10.0.0.0/26 has 64 addresses`,
+    );
+  });
+
+  it.each([
+    ['past the attributes', 1],
+    ['negative', -1],
+  ])('refuses an allocation pointing at an attribute %s with CorruptValue', (_, idx) => {
+    const o = JSON.parse(calicoBlock) as { allocations: (number | null)[] };
+    o.allocations[5] = idx;
+    expect(() => decodeValue(blockKey, JSON.stringify(o))).toThrow(
+      `allocations[5] points at attribute ${idx}, but the block has 1`,
+    );
+  });
+
+  it.each([
+    ['an allocated ordinal', [5], 'unallocated[0] lists ordinal 5, which is allocated'],
+    ['an ordinal twice', [63, 63], 'unallocated[1] lists ordinal 63 twice'],
+    ['a negative ordinal', [-1], "unallocated[0] is ordinal -1, outside the block's 64"],
+    ['an ordinal past the block', [64], "unallocated[0] is ordinal 64, outside the block's 64"],
+  ])('refuses a free queue listing %s with CorruptValue', (_, extra, says) => {
+    const o = JSON.parse(calicoBlock) as { allocations: (number | null)[]; unallocated: number[] };
+    o.allocations[5] = 0;
+    o.allocations[63] = null;
+    o.unallocated = [...extra];
+    expect(() => decodeValue(blockKey, JSON.stringify(o))).toThrow(says);
+  });
+
+  it("accepts the key's block written in another form of the same CIDR", () => {
+    const key: DatastoreKey<'IPAMBlock'> = { kind: 'IPAMBlock', cidr: 'fd00::/122' };
+    const text = calicoBlock.replace('"cidr":"10.0.0.0/26"', '"cidr":"fd00:0:0::/122"');
+    expect(decodeValue(key, text).cidr).toBe('fd00:0:0::/122');
+  });
+});
+
 describe('parseJson', () => {
   it.each([
     ['9007199254740993', 9007199254740993n],

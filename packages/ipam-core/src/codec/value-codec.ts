@@ -5,7 +5,7 @@ import type { IpamConfigValue } from '../model/ipam-config.js';
 import type { IpamHandle } from '../model/ipam-handle.js';
 import type { DatastoreKey, Kind, ValueByKind } from '../model/keys.js';
 import { RESOURCE_PLURALS, describeKey } from '../model/keys.js';
-import { decodeBlock, encodeBlock } from './block-codec.js';
+import { checkBlockShape, decodeBlock, encodeBlock } from './block-codec.js';
 import { CLUSTER_INFORMATION, IP_POOL, IP_RESERVATION, NODE } from './calico-schemas.js';
 import type { Obj } from './decode-fields.js';
 import { Corrupt, arr, bad, bool, int, obj, optStr, str } from './decode-fields.js';
@@ -152,8 +152,11 @@ export function decodeValue<K extends Kind>(key: DatastoreKey<K>, text: string):
     const raw = key.kind === 'BlockAffinity' && text === '' ? '{}' : text;
     const o = obj(parseJson(raw), 'value');
     switch (key.kind) {
-      case 'IPAMBlock':
-        return decodeBlock(o) as ValueByKind[K];
+      case 'IPAMBlock': {
+        const block = decodeBlock(o);
+        checkBlockShape(block, (key as DatastoreKey<'IPAMBlock'>).cidr);
+        return block as ValueByKind[K];
+      }
       case 'BlockAffinity':
         return decodeAffinity(o) as ValueByKind[K];
       case 'IPAMHandle':

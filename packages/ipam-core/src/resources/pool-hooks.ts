@@ -65,6 +65,8 @@ export function createPoolHooks(options: PoolHooksOptions): ResourceHooks<IPPool
       return { ...valid, status: { ...pool.status, conditions: [...others, allocatable] } };
     },
     async forUpdate(current, next) {
+      // A malformed pool (no spec, no CIDR) is refused as such before it is compared.
+      validatePool(next, []);
       validatePoolUpdate(current, next);
       const enabling = current.spec.disabled === true && next.spec.disabled !== true;
       const valid = withEncapDefaults(
