@@ -1,3 +1,4 @@
+import type { IPPool, IPReservation, IpamClient, Node, ResourceClient } from '@netledger/ipam-core';
 import { CtlError } from '../ctl-error.js';
 import type { ManifestAction } from '../commands/manifests.js';
 import { parseManifests, runManifests } from '../commands/manifests.js';
@@ -12,6 +13,7 @@ import {
   renderReservations,
   updatePool,
 } from '../commands/resources.js';
+import type { OutputFormat } from '../output/render-output.js';
 import { parseOutputFormat } from '../output/render-output.js';
 import type { CommandSpec, FlagValues, OptionsConfig } from './command-spec.js';
 import { bool, list, str } from './command-spec.js';
@@ -70,6 +72,73 @@ function nameOf(f: FlagValues, args: readonly string[], what: string): string {
 
 const OUTPUT = { output: { type: 'string', short: 'o' } } as const satisfies OptionsConfig;
 const NAME = { name: { type: 'string' } } as const satisfies OptionsConfig;
+
+/** A resource kind's `list` and `delete` commands. */
+interface ResourceKind<R> {
+  /** The command word (`ippool`). */
+  readonly word: string;
+  /** Calico's kind, for the delete confirmation (`IPPool`). */
+  readonly kind: string;
+  readonly listSummary: string;
+  readonly deleteSummary: string;
+  readonly client: (ipam: IpamClient) => ResourceClient<R>;
+  readonly render: (items: readonly R[], format: OutputFormat) => string;
+}
+
+const POOLS: ResourceKind<IPPool> = {
+  word: 'ippool',
+  kind: 'IPPool',
+  listSummary: 'List IP pools.',
+  deleteSummary: 'Delete an IP pool (its blocks lose their affinities).',
+  client: (ipam) => ipam.pools,
+  render: renderPools,
+};
+const NODES: ResourceKind<Node> = {
+  word: 'node',
+  kind: 'Node',
+  listSummary: 'List nodes.',
+  deleteSummary: 'Delete a node resource (its IPAM data is left to the GC).',
+  client: (ipam) => ipam.nodes,
+  render: renderNodes,
+};
+const RESERVATIONS: ResourceKind<IPReservation> = {
+  word: 'reservation',
+  kind: 'IPReservation',
+  listSummary: 'List IP reservations.',
+  deleteSummary: 'Delete an IP reservation.',
+  client: (ipam) => ipam.reservations,
+  render: renderReservations,
+};
+
+/** `<word> list [-o table|json|yaml]` and `<word> delete NAME`. */
+function listAndDelete<R>(k: ResourceKind<R>): CommandSpec[] {
+  return [
+    {
+      path: [k.word, 'list'],
+      summary: k.listSummary,
+      usage: `${k.word} list [-o table|json|yaml]`,
+      options: OUTPUT,
+      store: 'read',
+      async run(ctx, f) {
+        const format = parseOutputFormat(str(f, 'output'), 'table');
+        return { text: k.render(await k.client((await ctx.store()).ipam).list(), format) };
+      },
+    },
+    {
+      path: [k.word, 'delete'],
+      summary: k.deleteSummary,
+      usage: `${k.word} delete NAME`,
+      options: NAME,
+      positionals: { min: 0, max: 1 },
+      store: 'read',
+      async run(ctx, f, args) {
+        const name = nameOf(f, args, `${k.word} delete`);
+        await k.client((await ctx.store()).ipam).delete(name);
+        return { text: `Successfully deleted ${k.kind} ${name}\n` };
+      },
+    },
+  ];
+}
 
 function manifestCommand(action: ManifestAction): CommandSpec {
   return {
@@ -136,30 +205,7 @@ export const RESOURCE_COMMANDS: readonly CommandSpec[] = [
       return { text: renderPools([pool], format) };
     },
   },
-  {
-    path: ['ippool', 'list'],
-    summary: 'List IP pools.',
-    usage: 'ippool list [-o table|json|yaml]',
-    options: OUTPUT,
-    store: 'read',
-    async run(ctx, f) {
-      const format = parseOutputFormat(str(f, 'output'), 'table');
-      return { text: renderPools(await (await ctx.store()).ipam.pools.list(), format) };
-    },
-  },
-  {
-    path: ['ippool', 'delete'],
-    summary: 'Delete an IP pool (its blocks lose their affinities).',
-    usage: 'ippool delete NAME',
-    options: NAME,
-    positionals: { min: 0, max: 1 },
-    store: 'read',
-    async run(ctx, f, args) {
-      const name = nameOf(f, args, 'ippool delete');
-      await (await ctx.store()).ipam.pools.delete(name);
-      return { text: `Successfully deleted IPPool ${name}\n` };
-    },
-  },
+  ...listAndDelete(POOLS),
   {
     path: ['node', 'create'],
     summary: 'Create a node.',
@@ -173,30 +219,7 @@ export const RESOURCE_COMMANDS: readonly CommandSpec[] = [
       return createNode((await ctx.store()).ipam, name, labels);
     },
   },
-  {
-    path: ['node', 'list'],
-    summary: 'List nodes.',
-    usage: 'node list [-o table|json|yaml]',
-    options: OUTPUT,
-    store: 'read',
-    async run(ctx, f) {
-      const format = parseOutputFormat(str(f, 'output'), 'table');
-      return { text: renderNodes(await (await ctx.store()).ipam.nodes.list(), format) };
-    },
-  },
-  {
-    path: ['node', 'delete'],
-    summary: 'Delete a node resource (its IPAM data is left to the GC).',
-    usage: 'node delete NAME',
-    options: NAME,
-    positionals: { min: 0, max: 1 },
-    store: 'read',
-    async run(ctx, f, args) {
-      const name = nameOf(f, args, 'node delete');
-      await (await ctx.store()).ipam.nodes.delete(name);
-      return { text: `Successfully deleted Node ${name}\n` };
-    },
-  },
+  ...listAndDelete(NODES),
   {
     path: ['reservation', 'create'],
     summary: 'Create an IP reservation.',
@@ -213,31 +236,6 @@ export const RESOURCE_COMMANDS: readonly CommandSpec[] = [
       return createReservation((await ctx.store()).ipam, name, cidrs);
     },
   },
-  {
-    path: ['reservation', 'list'],
-    summary: 'List IP reservations.',
-    usage: 'reservation list [-o table|json|yaml]',
-    options: OUTPUT,
-    store: 'read',
-    async run(ctx, f) {
-      const format = parseOutputFormat(str(f, 'output'), 'table');
-      return {
-        text: renderReservations(await (await ctx.store()).ipam.reservations.list(), format),
-      };
-    },
-  },
-  {
-    path: ['reservation', 'delete'],
-    summary: 'Delete an IP reservation.',
-    usage: 'reservation delete NAME',
-    options: NAME,
-    positionals: { min: 0, max: 1 },
-    store: 'read',
-    async run(ctx, f, args) {
-      const name = nameOf(f, args, 'reservation delete');
-      await (await ctx.store()).ipam.reservations.delete(name);
-      return { text: `Successfully deleted IPReservation ${name}\n` };
-    },
-  },
+  ...listAndDelete(RESERVATIONS),
   ...(['create', 'apply', 'replace', 'delete', 'get'] as const).map(manifestCommand),
 ];
