@@ -3,11 +3,16 @@ import type { CrashPoint } from './worker-plan.js';
 
 /**
  * `ds`, except that the `point.nth` write of `point.kind` by `point.op` SIGKILLs this process just
- * before it is sent or just after the store acknowledged it: a crash at a chosen point of an
+ * before it is sent or just after the store acknowledged it, counting only writes made
+ * while the worker is in `point.during`: a crash at a chosen point of an
  * assign (block update), a handle write, a block claim (affinity or block create) or an affinity
  * release (affinity delete).
  */
-export function crashAtWrite(ds: Datastore, point: CrashPoint): Datastore {
+export function crashAtWrite(
+  ds: Datastore,
+  point: CrashPoint,
+  during: () => CrashPoint['during'],
+): Datastore {
   let seen = 0;
   const die = (): never => {
     process.kill(process.pid, 'SIGKILL');
@@ -18,7 +23,8 @@ export function crashAtWrite(ds: Datastore, point: CrashPoint): Datastore {
     op: CrashPoint['op'],
     write: () => Promise<T>,
   ): Promise<T> => {
-    if (kind !== point.kind || op !== point.op || ++seen !== point.nth) return write();
+    if (kind !== point.kind || op !== point.op || during() !== point.during) return write();
+    if (++seen !== point.nth) return write();
     if (point.when === 'before') die();
     const r = await write();
     die();

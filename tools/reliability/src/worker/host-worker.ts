@@ -8,6 +8,7 @@ import { createDatastoreOpener } from '@netledger/datastore-config';
 import { loadEtcdGrpc } from '@netledger/datastore-config/etcd-grpc';
 import { createIpamClient, isIpamError } from '@netledger/ipam-core';
 import type { IpamClient } from '@netledger/ipam-core';
+import { cniEnv } from './cni-env.js';
 import { crashAtWrite } from './crash-at-write.js';
 import { seededRandom } from './seeded-random.js';
 import type { HeldHandle, WorkerEvent, WorkerPlan } from './worker-plan.js';
@@ -28,15 +29,7 @@ interface CallResult {
 /** One plugin run, as a runtime makes it: CNI_* variables and the netconf on stdin. */
 function cni(command: 'ADD' | 'DEL', containerId: string): CallResult {
   const r = spawnSync(plan.plugin, [], {
-    env: {
-      PATH: process.env.PATH ?? '/usr/bin:/bin',
-      CNI_COMMAND: command,
-      CNI_CONTAINERID: containerId,
-      CNI_NETNS: `/var/run/netns/${containerId}`,
-      CNI_IFNAME: 'eth0',
-      CNI_PATH: '/nonexistent',
-      CNI_ARGS: `IgnoreUnknown=1;K8S_POD_NAMESPACE=${plan.namespace};K8S_POD_NAME=${containerId};K8S_POD_INFRA_CONTAINER_ID=${containerId}`,
-    },
+    env: cniEnv({ command, containerId, namespace: plan.namespace }),
     input: JSON.stringify(plan.netconf),
     encoding: 'utf8',
   });
@@ -69,7 +62,8 @@ async function main(): Promise<void> {
     etcd: { transport: 'http', loadGrpc: loadEtcdGrpc, ...plan.etcd },
   });
   const opened = await opener.open(plan.store);
-  const datastore = plan.crash ? crashAtWrite(opened, plan.crash) : opened;
+  let phase: 'assign' | 'release' | 'drain' = 'assign';
+  const datastore = plan.crash ? crashAtWrite(opened, plan.crash, () => phase) : opened;
   const client: IpamClient = createIpamClient({ datastore });
   const random = seededRandom(plan.seed);
   const held = new Map<string, HeldHandle>((plan.held ?? []).map((h) => [h.containerId, h]));
@@ -92,7 +86,13 @@ async function main(): Promise<void> {
     h.via === 'cni'
       ? cni('DEL', h.containerId)
       : lib(async () => {
-          await client.releaseByHandle(handleOf(h.containerId));
+          try {
+            await client.releaseByHandle(handleOf(h.containerId));
+          } catch (e) {
+            // Released already (a retry after a crash that came after the release): done, as a
+            // CNI DEL of nothing is.
+            if (!isIpamError(e, 'DoesNotExist')) throw e;
+          }
           return undefined;
         });
 
@@ -102,6 +102,8 @@ async function main(): Promise<void> {
     via: 'cni' | 'lib',
   ): Promise<void> => {
     const started = Date.now();
+    phase = action;
+    emit({ ev: 'started', host: plan.host, action, containerId, via, t: started });
     const done =
       action === 'assign' ? await assign(containerId, via) : await release({ containerId, via });
     // A short assign (no address) is a failure to the caller, as it is to a runtime.
@@ -129,9 +131,11 @@ async function main(): Promise<void> {
     }
   };
 
+  // A restarted host first retries the releases its runtime would retry.
+  for (const h of plan.redo ?? []) await run('release', h.containerId, h.via);
   for (let n = plan.firstOp; n < plan.firstOp + plan.ops; n++) {
     const viaCni = plan.cniEvery > 0 && n % plan.cniEvery === 0;
-    if (held.size > 0 && random() < 0.45) {
+    if (held.size > 0 && random() < (plan.releaseChance ?? 0.45)) {
       const all = [...held.values()];
       const h = all[Math.floor(random() * all.length)]!;
       await run('release', h.containerId, h.via);
@@ -141,6 +145,15 @@ async function main(): Promise<void> {
   }
   if (plan.drainAtEnd) {
     for (const h of [...held.values()]) await run('release', h.containerId, h.via);
+    phase = 'drain';
+    emit({
+      ev: 'started',
+      host: plan.host,
+      action: 'drain',
+      containerId: '',
+      via: 'lib',
+      t: Date.now(),
+    });
     const r = await lib(async () => {
       await client.releaseHostAffinities(
         { host: plan.host, affinityType: 'host' },

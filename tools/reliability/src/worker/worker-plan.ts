@@ -7,6 +7,8 @@ export interface CrashPoint {
   /** Which such write (1 = the first). */
   readonly nth: number;
   readonly when: 'before' | 'after';
+  /** Count only writes made by this kind of call (an assign, a release, or the final drain). */
+  readonly during: 'assign' | 'release' | 'drain';
 }
 
 /** What one host process does: its name, its stores, how many operations and how they are picked. */
@@ -22,6 +24,8 @@ export interface WorkerPlan {
   readonly seed: number;
   /** Every `cniEvery`-th operation goes through the plugin executable (0: never). */
   readonly cniEvery: number;
+  /** The chance that an operation releases a held handle rather than assigns (default 0.45). */
+  readonly releaseChance?: number;
   /** The library's store. */
   readonly store: DatastoreConfig;
   /** The plugin's netconf (its store settings and `ipam` section). */
@@ -34,6 +38,8 @@ export interface WorkerPlan {
   readonly backoffMs?: number;
   /** Handles this host already holds (a restarted host carries on with them). */
   readonly held?: readonly HeldHandle[];
+  /** Releases to make first: what a runtime retries after a crash (a DEL, or cleanup of an ADD). */
+  readonly redo?: readonly HeldHandle[];
   /** SIGKILL itself at this write. */
   readonly crash?: CrashPoint;
   /** After the operations, release everything held and then the host's block affinities. */
@@ -78,6 +84,15 @@ export type WorkerEvent =
       readonly message: string;
       readonly t: number;
       readonly ms: number;
+    }
+  | {
+      /** Printed before each call: the call in flight when a process is killed is the last one. */
+      readonly ev: 'started';
+      readonly host: string;
+      readonly action: 'assign' | 'release' | 'drain';
+      readonly containerId: string;
+      readonly via: 'cni' | 'lib';
+      readonly t: number;
     }
   | { readonly ev: 'drained'; readonly host: string; readonly t: number }
   | { readonly ev: 'done'; readonly host: string; readonly t: number };
