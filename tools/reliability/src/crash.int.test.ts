@@ -1,19 +1,17 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundleWorker } from './bundle-worker.js';
 import type { WorkerBundle } from './bundle-worker.js';
 import { crashPointFor } from './crash-points.js';
-import { releaseLeaksFromReport } from './ctl-check.js';
 import { foldEvents } from './ledger.js';
 import {
   cniContainerIds,
   hostName,
   hostPlan,
   NAMESPACE,
+  gcAndVerify,
   seedStore,
-  verifyStore,
 } from './load-harness.js';
-import { cniGc, runPlugin } from './plugin-run.js';
+import { runPlugin } from './plugin-run.js';
 import { reportFigures } from './report-figures.js';
 import { startHost } from './run-host.js';
 import { reliabilityScale } from './scale.js';
@@ -160,23 +158,16 @@ describe.each(STORES)('kill -9 on the %s store', (name, start) => {
 
       const ledger = foldEvents([...events.values()].flat());
       const before = await target.readRaw();
-      for (const host of hosts) {
-        const valid = [...ledger.held.values()]
-          .filter((h) => h.host === host)
-          .map((h) => h.containerId);
-        await cniGc(planFor(host), valid);
-      }
-      const afterGc = await verifyStore(target, ledger);
+      const { afterGc, dangling, verdict } = await gcAndVerify(
+        target,
+        ledger,
+        hosts.map((host) => planFor(host)),
+      );
       // A handle counted by an ADD killed before its block write names no allocation, so no GC
       // pass (which walks allocations) sees it; `ipam check` reports it, and calicoctl's clean-up
       // releases it.
-      const dangling = afterGc.audit.handleMismatches;
       for (const m of dangling)
         expect(m).toMatch(/the handle says \d+ in \S+, the block holds none$/);
-      if (dangling.length > 0) {
-        await releaseLeaksFromReport(target.ctlEnv, join(target.dir, 'report.json'));
-      }
-      const verdict = dangling.length > 0 ? await verifyStore(target, ledger) : afterGc;
       reportFigures(`crash/${name}`, {
         rounds: ROUNDS,
         workerKills: crashes.length,

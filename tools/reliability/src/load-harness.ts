@@ -5,7 +5,8 @@ import { loadEtcdGrpc } from '@netledger/datastore-config/etcd-grpc';
 import { createIpamClient } from '@netledger/ipam-core';
 import { auditRawIpam } from './audit/audit-raw-ipam.js';
 import type { RawAudit } from './audit/audit-raw-ipam.js';
-import { ctlIpamCheck } from './ctl-check.js';
+import { ctlIpamCheck, releaseLeaksFromReport } from './ctl-check.js';
+import { cniGc } from './plugin-run.js';
 import type { ClientLedger } from './ledger.js';
 import type { StoreUnderTest } from './store-targets.js';
 import type { WorkerPlan } from './worker/worker-plan.js';
@@ -99,4 +100,40 @@ export async function verifyStore(target: StoreUnderTest, ledger: ClientLedger):
   }
   const unclaimed = [...audit.byHandle.keys()].filter((h) => !ledger.held.has(h));
   return { audit, ctlProblems: check.problems, ctlOutput: check.output, lost, unclaimed };
+}
+
+/** What {@link gcAndVerify} found before and after recovering. */
+export interface Recovery {
+  /** The store as one CNI GC pass per host left it. */
+  readonly afterGc: Verdict;
+  /** Handles counting addresses no block holds after the GC (released by the leak clean-up). */
+  readonly dangling: readonly string[];
+  /** The final state (after the leak clean-up when there was anything dangling). */
+  readonly verdict: Verdict;
+}
+
+/**
+ * Recovery after faults: one CNI GC pass per host (valid attachments: what the ledger says the
+ * host holds), then, for handles that name no allocation (no GC pass sees those), calicoctl's leak
+ * clean-up; then the final verdict.
+ */
+export async function gcAndVerify(
+  target: StoreUnderTest,
+  ledger: ClientLedger,
+  plans: readonly WorkerPlan[],
+): Promise<Recovery> {
+  for (const plan of plans) {
+    const valid = [...ledger.held.values()].filter((h) => h.host === plan.host);
+    await cniGc(
+      plan,
+      valid.map((h) => h.containerId),
+    );
+  }
+  const afterGc = await verifyStore(target, ledger);
+  const dangling = afterGc.audit.handleMismatches;
+  if (dangling.length > 0) {
+    await releaseLeaksFromReport(target.ctlEnv, join(target.dir, 'report.json'));
+  }
+  const verdict = dangling.length > 0 ? await verifyStore(target, ledger) : afterGc;
+  return { afterGc, dangling, verdict };
 }
