@@ -164,7 +164,6 @@ describe('16 hosts on a 3-member etcd cluster losing its leader, then quorum', (
       outside.map((f) => `${f.host} ${f.action} at +${f.t - killedAt} ms: ${f.message}`),
     ).toEqual([]);
     expect(afterRestore).toBeGreaterThan(0);
-    expect(ledger.assigned + ledger.released + ledger.failed.length).toBe(HOSTS * OPS);
     expect(verdict.audit.duplicates).toEqual([]);
     expect(ledger.toldTwice).toEqual([]);
     expect(verdict.audit.blockProblems).toEqual([]);

@@ -100,7 +100,7 @@ async function main(): Promise<void> {
     action: 'assign' | 'release',
     containerId: string,
     via: 'cni' | 'lib',
-  ): Promise<void> => {
+  ): Promise<boolean> => {
     const started = Date.now();
     phase = action;
     emit({ ev: 'started', host: plan.host, action, containerId, via, t: started });
@@ -129,22 +129,30 @@ async function main(): Promise<void> {
       emit({ ev: 'failed', action, ...base, code: r.code ?? '?', message: r.message ?? '' });
       if (plan.backoffMs) await sleep(plan.backoffMs);
     }
+    return r.ok;
+  };
+  // A runtime retries a failed DEL until it succeeds (its outcome may be unknown: the release may
+  // have applied), so the host goes on holding the handle only if every attempt failed.
+  const releaseUntilDone = async (h: HeldHandle): Promise<void> => {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      if (await run('release', h.containerId, h.via)) return;
+    }
   };
 
   // A restarted host first retries the releases its runtime would retry.
-  for (const h of plan.redo ?? []) await run('release', h.containerId, h.via);
+  for (const h of plan.redo ?? []) await releaseUntilDone(h);
   for (let n = plan.firstOp; n < plan.firstOp + plan.ops; n++) {
     const viaCni = plan.cniEvery > 0 && n % plan.cniEvery === 0;
     if (held.size > 0 && random() < (plan.releaseChance ?? 0.45)) {
       const all = [...held.values()];
       const h = all[Math.floor(random() * all.length)]!;
-      await run('release', h.containerId, h.via);
+      await releaseUntilDone(h);
     } else {
       await run('assign', `${plan.host}-${n}`, viaCni ? 'cni' : 'lib');
     }
   }
   if (plan.drainAtEnd) {
-    for (const h of [...held.values()]) await run('release', h.containerId, h.via);
+    for (const h of [...held.values()]) await releaseUntilDone(h);
     phase = 'drain';
     emit({
       ev: 'started',
