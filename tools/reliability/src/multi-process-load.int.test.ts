@@ -74,7 +74,7 @@ describe.each(STORES)('16 host processes on the %s store', (name, start) => {
     const verdict = await verifyStore(target, ledger);
     const viaCni = runs
       .flatMap((r) => r.events)
-      .filter((e) => 'via' in e && e.via === 'cni').length;
+      .filter((e) => e.ev !== 'started' && 'via' in e && e.via === 'cni').length;
     reportFigures(`load/${name}`, {
       hosts: HOSTS,
       operations: ledger.assigned + ledger.released + ledger.failed.length,
