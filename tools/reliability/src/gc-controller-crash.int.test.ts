@@ -63,7 +63,7 @@ function startController(onLog: (msg: string) => void): {
     },
   );
   controllers.push(child);
-  createInterface({ input: child.stdout! }).on('line', (line) => {
+  createInterface({ input: child.stdout }).on('line', (line) => {
     try {
       onLog((JSON.parse(line) as { msg?: string }).msg ?? '');
     } catch {
