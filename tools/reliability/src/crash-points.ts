@@ -1,7 +1,7 @@
 import type { CrashPoint } from './worker/worker-plan.js';
 
 /** Where a host is killed, and what state that leaves behind until recovery. */
-export const CRASH_POINTS: readonly (Omit<CrashPoint, 'nth' | 'when'> & {
+const CRASH_POINTS: readonly (Omit<CrashPoint, 'nth' | 'when'> & {
   readonly leaves: string;
 })[] = [
   {

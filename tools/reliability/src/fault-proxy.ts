@@ -4,10 +4,10 @@ import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 
 /** What the proxy answers instead of forwarding, while a storm is on. */
-export type InjectedStatus = 409 | 429 | 500;
+type InjectedStatus = 409 | 429 | 500;
 
 /** Counts of what the proxy did. */
-export interface ProxyCounts {
+interface ProxyCounts {
   forwarded: number;
   injected: Record<InjectedStatus, number>;
   watchesCut: number;

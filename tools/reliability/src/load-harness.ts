@@ -13,9 +13,9 @@ import type { WorkerPlan } from './worker/worker-plan.js';
 import { PLUGIN } from './workspace.js';
 
 /** The suite's network, namespace and pool: /28 blocks, so hosts claim (and borrow) many. */
-export const NETWORK = 'rel-net';
+const NETWORK = 'rel-net';
 export const NAMESPACE = 'rel';
-export const POOL = { cidr: '10.64.0.0/20', blockSize: 28 } as const;
+const POOL = { cidr: '10.64.0.0/20', blockSize: 28 } as const;
 
 /** `host-00` … */
 export const hostName = (i: number): string => `host-${String(i).padStart(2, '0')}`;

@@ -87,7 +87,7 @@ async function kubectlOk(
 }
 
 /** Applies Calico's CRDs to `api` and waits until they are Established. */
-export async function applyCalicoCrds(api: KubeApiserverFixture): Promise<void> {
+async function applyCalicoCrds(api: KubeApiserverFixture): Promise<void> {
   await kubectlOk(api, ['apply', '-f', CRD_DIR]);
   await kubectlOk(api, [
     'wait',

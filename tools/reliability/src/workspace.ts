@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The workspace root (where pnpm-workspace.yaml is). */
-export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 /** The CNI plugin's installed launcher and netledgerctl, from `pnpm build`. */
 export const PLUGIN = join(ROOT, 'bin', 'netledger-ipam');
 export const CTL = join(ROOT, 'bin', 'netledgerctl');

@@ -1,5 +1,5 @@
 /** The 32-bit value of a dotted IPv4 address; throws for anything else (the suite is IPv4 only). */
-export function ipv4ToNumber(ip: string): number {
+function ipv4ToNumber(ip: string): number {
   const parts = ip.split('.');
   if (parts.length !== 4) throw new Error(`not an IPv4 address: ${ip}`);
   return parts.reduce((n, p) => {
