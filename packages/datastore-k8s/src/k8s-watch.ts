@@ -31,7 +31,10 @@ export interface WatchSource {
   currentRevision(): Promise<string>;
 }
 
-/** Consecutive failed reconnects after which the watch gives up with `Unavailable`. */
+/**
+ * Consecutive failed reconnects (no connection, or a 429/5xx answer) after which the watch gives
+ * up with `Unavailable`.
+ */
 const MAX_RECONNECTS = 6;
 
 const isObject = (v: unknown): v is JsonObject =>
@@ -114,7 +117,15 @@ export function createK8sWatch(src: WatchSource, options: WatchOptions = {}): Wa
         await new Promise((r) => setTimeout(r, 100 * 2 ** failures));
         continue;
       }
-      if (stream.status !== 200) throw kubeStatusError(stream.status, stream.body, ctx);
+      if (stream.status !== 200) {
+        const error = kubeStatusError(stream.status, stream.body, ctx);
+        // 429 (throttled) and 5xx (an API server starting or overloaded: "please try again") are
+        // answers to retry, as a connection failure is; anything else (410 Gone, 403) ends the watch.
+        if (closed || !(stream.status === 429 || stream.status >= 500)) throw error;
+        if (++failures > MAX_RECONNECTS) throw error;
+        await new Promise((r) => setTimeout(r, 100 * 2 ** failures));
+        continue;
+      }
       abortStream = () => stream.abort();
       if (closed) stream.abort();
       markEstablished();

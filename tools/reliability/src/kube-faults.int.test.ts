@@ -1,0 +1,345 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createK8sDatastore } from '@netledger/datastore-k8s';
+import { isIpamError } from '@netledger/ipam-core';
+import type { Datastore, KVPair, WatchEvent } from '@netledger/ipam-core';
+import { createTempDir } from '@netledger/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundleWorker } from './bundle-worker.js';
+import type { WorkerBundle } from './bundle-worker.js';
+import { failureBound } from './failure-bound.js';
+import { startFaultProxy } from './fault-proxy.js';
+import type { FaultProxy } from './fault-proxy.js';
+import { foldEvents } from './ledger.js';
+import {
+  cniContainerIds,
+  gcAndVerify,
+  hostName,
+  hostPlan,
+  NAMESPACE,
+  seedStore,
+} from './load-harness.js';
+import { reportFigures } from './report-figures.js';
+import { restartApiserver } from './restart-apiserver.js';
+import type { RestartedApiserver } from './restart-apiserver.js';
+import { startHost } from './run-host.js';
+import { reliabilityScale } from './scale.js';
+import { kubeStoreOn, startKubeStore } from './store-targets.js';
+import type { StoreUnderTest } from './store-targets.js';
+import { seededRandom } from './worker/seeded-random.js';
+import type { WorkerEvent } from './worker/worker-plan.js';
+import { requireBins } from './workspace.js';
+
+// 8 host processes on the Kubernetes store reach the API server through a fault-injecting proxy:
+// a storm of 409/429/500 answers with watches cut meanwhile, then the API server itself SIGKILLed and restarted,
+// all during load. Clients back off (a failed call is a typed Unavailable, then a pause) and
+// recover; a watch through the proxy sees exactly the events of a watch straight to the API server.
+
+const HOSTS = 8;
+const SCALE = reliabilityScale();
+const OPS = 24 * SCALE;
+const BACKOFF_MS = 200;
+/** Faults the storm injects before it ends (the storm ends on this count, not on a timer). */
+const STORM_FAULTS = 60 * SCALE;
+const WATCH_CUTS = 3;
+
+type Store = StoreUnderTest & { readonly api: Awaited<ReturnType<typeof startKubeStore>>['api'] };
+let bundle: WorkerBundle;
+let direct: Store;
+let proxy: FaultProxy;
+let proxied: StoreUnderTest;
+let restarted: RestartedApiserver | undefined;
+let caPem: string;
+let proxyKubeconfig: string;
+
+beforeAll(async () => {
+  requireBins();
+  bundle = await bundleWorker();
+  direct = await startKubeStore();
+  // The tool writes the CA inline (certificate-authority-data), one line of base64.
+  const caData = /certificate-authority-data:\s*"?([A-Za-z0-9+/=]+)/.exec(
+    readFileSync(direct.api.kubeconfigPath, 'utf8'),
+  )?.[1];
+  if (caData === undefined) throw new Error('no certificate-authority-data in the kubeconfig');
+  caPem = Buffer.from(caData, 'base64').toString();
+  proxy = await startFaultProxy({ upstream: direct.api.url, caPem, random: seededRandom(42) });
+  proxyKubeconfig = join(direct.dir, 'proxy.kubeconfig');
+  writeFileSync(
+    proxyKubeconfig,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [{ name: 'proxy', cluster: { server: proxy.url } }],
+      users: [{ name: 'admin', user: { token: direct.api.adminToken } }],
+      contexts: [{ name: 'proxy', context: { cluster: 'proxy', user: 'admin' } }],
+      'current-context': 'proxy',
+    }),
+    { mode: 0o600 },
+  );
+  const tmp = await createTempDir('netledger-rel-proxy-');
+  proxied = {
+    ...kubeStoreOn(direct.api, proxyKubeconfig, tmp),
+    // Checks and the audit go straight to the API server.
+    ctlEnv: direct.ctlEnv,
+    stop: () => tmp.remove(),
+  };
+}, 180_000);
+afterAll(async () => {
+  await restarted?.stop();
+  await proxy?.close();
+  await proxied?.stop();
+  await direct?.stop();
+  await bundle?.remove();
+});
+
+/**
+ * A watch consumer as a controller writes one: it records each event as a `type handle revision`
+ * line and mirrors the handles; when the watch expires (410: an API server that restarted serves
+ * watches only from its new watch cache), it lists again, records `relist`, and watches on from the
+ * list's revision. Any other failure ends it.
+ */
+function recordWatch(ds: Datastore, start: { revision: string; items: KVPair[] }) {
+  const lines: string[] = [];
+  const mirror = new Map<string, string>();
+  const reset = (items: readonly KVPair[]): void => {
+    mirror.clear();
+    for (const kv of items)
+      if (kv.key.kind === 'IPAMHandle') mirror.set(kv.key.handleId, JSON.stringify(kv.value));
+  };
+  reset(start.items);
+  let failure: unknown;
+  let relists = 0;
+  let stream = ds.watch({ kind: 'IPAMHandle' }, { revision: start.revision });
+  let stopped = false;
+  const established = stream.established;
+  const apply = (e: WatchEvent): void => {
+    const key = e.type === 'deleted' ? e.key : e.kv.key;
+    if (key.kind !== 'IPAMHandle') return;
+    lines.push(`${e.type} ${key.handleId} ${e.revision}`);
+    if (e.type === 'deleted') mirror.delete(key.handleId);
+    else mirror.set(key.handleId, JSON.stringify(e.kv.value));
+  };
+  const done = (async () => {
+    while (!stopped) {
+      try {
+        for await (const e of stream) apply(e);
+        return;
+      } catch (e) {
+        if (stopped || !isIpamError(e, 'WatchExpired')) {
+          failure = e;
+          return;
+        }
+        relists++;
+        const listed = await ds.list({ kind: 'IPAMHandle' });
+        reset(listed.items);
+        lines.push(`relist ${listed.revision}`);
+        stream = ds.watch({ kind: 'IPAMHandle' }, { revision: listed.revision });
+      }
+    }
+  })();
+  return {
+    lines,
+    mirror,
+    established,
+    failure: () => failure,
+    relists: () => relists,
+    /** Resolves once the mirror holds `handleId` (or the consumer failed). */
+    async sees(handleId: string): Promise<void> {
+      while (!mirror.has(handleId) && failure === undefined) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    },
+    async close() {
+      stopped = true;
+      stream.close();
+      await done;
+    },
+  };
+}
+
+describe('the Kubernetes store through API faults', () => {
+  it(
+    'backs off and recovers through storms, cut watches and an API server restart; watches miss nothing',
+    { timeout: 180_000 },
+    async () => {
+      const t0 = Date.now();
+      const phase = (what: string): void => {
+        console.log(`[kube-faults] +${Date.now() - t0} ms ${what} (${all.length} events)`);
+      };
+      const all: WorkerEvent[] = [];
+      const hosts = Array.from({ length: HOSTS }, (_, i) => hostName(i));
+      phase('seeding');
+      await seedStore(proxied, hosts);
+      const plans = hosts.map((host, i) =>
+        hostPlan(proxied, { host, ops: OPS, seed: 500 + i, cniEvery: 4, backoffMs: BACKOFF_MS }),
+      );
+      await proxied.preparePods(NAMESPACE, plans.flatMap(cniContainerIds));
+
+      phase('starting watches');
+      const straight = createK8sDatastore({ kubeconfig: direct.api.kubeconfigPath });
+      const throughProxy = createK8sDatastore({
+        kubeconfig: proxied.store.type === 'kubernetes' ? proxied.store.kubeconfig! : '',
+      });
+      const start = await straight.list({ kind: 'IPAMHandle' });
+      const reference = recordWatch(straight, start);
+      const watched = recordWatch(throughProxy, start);
+      await Promise.all([reference.established, watched.established]);
+      phase('starting hosts');
+
+      const listeners: (() => void)[] = [];
+      const running = plans.map((p) =>
+        startHost(bundle.file, p, (e) => {
+          all.push(e);
+          for (const l of listeners) l();
+        }),
+      );
+      const successes = (): number =>
+        all.filter((e) => e.ev === 'assigned' || e.ev === 'released').length;
+      const whenSucceeded = (n: number): Promise<void> =>
+        new Promise((resolve) => {
+          const check = (): void => {
+            if (successes() >= n) resolve();
+          };
+          listeners.push(check);
+          check();
+        });
+
+      try {
+        // A storm of 409/429/500 answers to 30% of requests, until STORM_FAULTS are injected.
+        await whenSucceeded((HOSTS * OPS) / 6);
+        const stormAt = Date.now();
+        phase('storm');
+        proxy.storm({ statuses: [409, 429, 500], rate: 0.3 });
+        // Watches cut during the storm, each time once the watch is back: its reconnects meet
+        // the storm too.
+        for (let i = 0; i < WATCH_CUTS; i++) {
+          await proxy.whenWatching();
+          proxy.cutWatches();
+        }
+        await proxy.whenInjected(STORM_FAULTS);
+        proxy.storm(undefined);
+        const stormEndedAt = Date.now();
+        phase('storm over');
+
+        // Through the storm and the cuts, the watch through the proxy saw exactly the events of
+        // the watch straight to the API server: compared up to a marker both have seen.
+        await straight.create({
+          key: { kind: 'IPAMHandle', handleId: 'rel-marker-1' },
+          value: { handleId: 'rel-marker-1', block: {}, deleted: false },
+        });
+        await Promise.all([reference.sees('rel-marker-1'), watched.sees('rel-marker-1')]);
+        const upToMarker = (lines: string[]): string[] =>
+          lines.slice(0, lines.findIndex((l) => l.startsWith('added rel-marker-1 ')) + 1);
+        const referenceBefore = upToMarker(reference.lines);
+        const watchedBefore = upToMarker(watched.lines);
+
+        // The API server SIGKILLed and started again, mid-load.
+        await whenSucceeded(successes() + HOSTS);
+        phase('restarting the API server');
+        const restartAt = Date.now();
+        restarted = await restartApiserver({
+          toolPid: direct.api.pid,
+          url: direct.api.url,
+          caPem,
+          token: direct.api.adminToken,
+          logFile: join(direct.dir, 'kube-apiserver-restarted.log'),
+        });
+        const upAt = Date.now();
+        phase('API server back');
+
+        const runs = await Promise.all(running.map((r) => r.finished));
+        for (const r of runs)
+          expect({ host: r.host, code: r.code, stderr: r.stderr }).toMatchObject({ code: 0 });
+        const ledger = foldEvents(runs.flatMap((r) => r.events));
+
+        phase('hosts done');
+        // The end marker: once both consumers saw it, they saw everything before it.
+        await straight.create({
+          key: { kind: 'IPAMHandle', handleId: 'rel-marker-2' },
+          value: { handleId: 'rel-marker-2', block: {}, deleted: false },
+        });
+        await Promise.all([reference.sees('rel-marker-2'), watched.sees('rel-marker-2')]);
+        const final = await straight.list({ kind: 'IPAMHandle' });
+        const truth = new Map(
+          final.items.map((kv) => [
+            kv.key.kind === 'IPAMHandle' ? kv.key.handleId : '',
+            JSON.stringify(kv.value),
+          ]),
+        );
+        const watchedState = new Map(watched.mirror);
+        const referenceState = new Map(reference.mirror);
+        for (const handleId of ['rel-marker-1', 'rel-marker-2']) {
+          await straight.delete({ kind: 'IPAMHandle', handleId });
+        }
+
+        // A request in flight when a window closes may still fail up to 30 s (the request timeout)
+        // later only if it hung; injected answers and refused connections fail at once, so the
+        // windows close at the storm's end and when /readyz is ok again, plus one backoff.
+        const windows = [
+          { from: stormAt, to: stormEndedAt + BACKOFF_MS },
+          { from: restartAt, to: upAt + BACKOFF_MS },
+        ];
+        const bound = failureBound({ hosts: HOSTS, backoffMs: BACKOFF_MS, windows });
+        const inWindow = (t: number): boolean => windows.some((w) => t >= w.from - 1 && t <= w.to);
+        const outside = ledger.failed.filter((f) => !inWindow(f.t));
+        const afterRestart = all.filter(
+          (e) => (e.ev === 'assigned' || e.ev === 'released') && e.t > upAt,
+        ).length;
+        const { afterGc, dangling, verdict } = await gcAndVerify(proxied, ledger, plans);
+        reportFigures('kube-faults', {
+          hosts: HOSTS,
+          operations: ledger.assigned + ledger.released + ledger.failed.length,
+          injected: proxy.counts.injected,
+          watchesCut: proxy.counts.watchesCut,
+          forwarded: proxy.counts.forwarded,
+          failed: ledger.failed.length,
+          bound,
+          codes: [...new Set(ledger.failed.map((f) => f.code))],
+          stormMs: stormEndedAt - stormAt,
+          apiserverDownMs: restarted.downMs,
+          succeededAfterRestart: afterRestart,
+          watchEventsCompared: referenceBefore.length,
+          watchMissed: referenceBefore.filter((l) => !watchedBefore.includes(l)).length,
+          relistsAfterRestart: watched.relists(),
+          unclaimedAfterLoad: afterGc.unclaimed.length,
+          danglingHandlesAfterGc: dangling.length,
+          duplicates: verdict.audit.duplicates.length,
+          lost: verdict.lost.length,
+          ctlProblems: verdict.ctlProblems,
+        });
+
+        expect(watched.failure()).toBeUndefined();
+        expect(reference.failure()).toBeUndefined();
+        expect(watchedBefore).toEqual(referenceBefore);
+        expect(referenceBefore.length).toBeGreaterThan(HOSTS);
+        expect(watchedState).toEqual(truth);
+        expect(referenceState).toEqual(truth);
+        expect(proxy.counts.watchesCut).toBeGreaterThanOrEqual(WATCH_CUTS);
+        for (const f of ledger.failed) {
+          expect(f.via === 'lib' ? f.code : 'Unavailable', f.message).toBe('Unavailable');
+          expect(f.message).toMatch(/kube-apiserver|unavailable/i);
+        }
+        expect(ledger.failed.length).toBeLessThanOrEqual(bound);
+        expect(
+          outside.map(
+            (f) => `${f.host} ${f.action} via ${f.via} at +${f.t - stormAt} ms: ${f.message}`,
+          ),
+        ).toEqual([]);
+        expect(afterRestart).toBeGreaterThan(0);
+        expect(verdict.audit.duplicates).toEqual([]);
+        expect(ledger.toldTwice).toEqual([]);
+        expect(verdict.audit.blockProblems).toEqual([]);
+        expect(verdict.lost).toEqual([]);
+        expect(verdict.unclaimed).toEqual([]);
+        expect(verdict.audit.handleMismatches).toEqual([]);
+        expect(verdict.ctlProblems, verdict.ctlOutput).toBe(0);
+      } finally {
+        for (const r of running) r.child.kill('SIGKILL');
+        await reference.close();
+        await watched.close();
+        await straight.close();
+        await throughProxy.close();
+      }
+    },
+  );
+});
