@@ -4,9 +4,9 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import {
-  acquireHostLock,
   createLogger,
   createPresumingDatastore,
+  reusedHostLock,
   serveAgentRequest,
   storeIdentity,
 } from '@netledger/cni';
@@ -143,11 +143,13 @@ async function serveNode(args: RunArgs, p: AgentProcess): Promise<number> {
     store: storeIdentity(config, p.defaultFilePath),
     storeOf: (c) => storeIdentity(c, p.defaultFilePath),
   };
+  const hostLock = reusedHostLock();
   const deps: PluginDeps = {
     openDatastore: async () => shared,
     ipamClient: () => client,
-    // The agent's requests queue in memory for the host lock; only the first waits on the file.
-    acquireLock: queuedHostLock(acquireHostLock),
+    // The agent's requests queue in memory for the host lock; only the first waits on the file,
+    // with a holder record and prepared file made once per lock path.
+    acquireLock: queuedHostLock(hostLock.acquire),
     readFile: p.readFile,
     osHostname: p.osHostname,
     ...(p.kubeApi && { kubeApi: () => p.kubeApi!(raw) }),
@@ -179,6 +181,7 @@ async function serveNode(args: RunArgs, p: AgentProcess): Promise<number> {
     });
   } catch (e) {
     await mirrored.close().catch(() => undefined);
+    await hostLock.dispose();
     if (e instanceof AgentSocketError || (e as NodeJS.ErrnoException).code !== undefined)
       return fail(EXIT.failure, `cannot listen on ${args.socket}: ${message(e)}`);
     throw e;
@@ -192,6 +195,7 @@ async function serveNode(args: RunArgs, p: AgentProcess): Promise<number> {
   const left = await running.stop(DRAIN_MS);
   if (left > 0) log.warning(`${left} request(s) still in flight after ${DRAIN_MS} ms: abandoned`);
   await mirrored.close().catch((e: unknown) => log.warning(`closing the store: ${message(e)}`));
+  await hostLock.dispose();
   log.info('stopped');
   return EXIT.ok;
 }
