@@ -17,7 +17,7 @@ const DEFAULT_LIMIT = 4096;
 const KINDS: ReadonlySet<Kind> = new Set<Kind>(['IPAMBlock', 'IPAMHandle']);
 
 /** What became of the reads answered from memory during {@link WrittenVersions.trusting}. */
-export interface TrustOutcome {
+interface TrustOutcome {
   /** At least one read was answered from memory. */
   answered: boolean;
   /** A write of a key whose read was answered from memory failed: that version was stale. */
