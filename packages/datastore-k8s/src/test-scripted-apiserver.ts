@@ -16,7 +16,7 @@ export type ScriptedAnswer =
   | { readonly cut: true };
 
 /** A request the server received. */
-export interface ReceivedRequest {
+interface ReceivedRequest {
   readonly method: string;
   readonly url: string;
   readonly body: string;
