@@ -121,18 +121,13 @@ describe('the HTTP client retries what the server did not process', () => {
     expect(received).toHaveLength(1);
   });
 
-  it('resends a write whose connection was refused, then says how often it tried', async () => {
+  it('fails at once when the connection is refused (the API server is down)', async () => {
     const port = await findFreePort();
     const kubeconfig = writeKubeconfig(dir.path, `http://127.0.0.1:${port}`);
     const waits: number[] = [];
-    client = createKubeHttp(loadKubeConfig({ kubeconfig }), {
-      ...fakeTime(waits),
-      retry: { ...DEFAULT_RETRY_POLICY, maxRetries: 2 },
-    });
-    await expect(client.request({ method: 'POST', path: '/x', body: {} })).rejects.toThrow(
-      /ECONNREFUSED.*\(after 2 retries\)/,
-    );
-    expect(waits).toEqual([50, 100]);
+    client = createKubeHttp(loadKubeConfig({ kubeconfig }), fakeTime(waits));
+    await expect(client.request({ method: 'GET', path: '/x' })).rejects.toThrow(/ECONNREFUSED/);
+    expect(waits).toEqual([]);
   });
 
   it('stops retrying once the client is closed', async () => {

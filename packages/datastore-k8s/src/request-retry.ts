@@ -48,7 +48,7 @@ export interface RetryState {
 /** Statuses a read is retried on: the server or a proxy failed or is overloaded or starting. */
 const RETRIED_READ_STATUSES = new Set([500, 502, 503, 504]);
 /** A connection that failed or was cut: a read is sent again. */
-const RETRIED_READ_ERRORS = new Set(['ECONNRESET', 'EPIPE', 'ECONNREFUSED', 'ECONNABORTED']);
+const RETRIED_READ_ERRORS = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
 
 /**
  * Seconds of a `Retry-After` header, in ms; undefined when absent or not a whole number of
@@ -69,7 +69,8 @@ export function parseRetryAfter(value: string | undefined): number | undefined {
  * - 500/502/503/504 and a connection reset: only reads (GET). A write's outcome is then unknown;
  *   sending it again could apply it twice (a create answered `AlreadyExists` for its own object, an
  *   update's compare-and-swap lost to itself), so it fails as before, saying so.
- * - A refused connection: every verb (nothing was sent). Our own request timeout: never.
+ * - A refused connection (the API server is down) and our own request timeout: never, as in
+ *   client-go: a caller learns at once that the server is not there, and retries as it sees fit.
  * - After `maxRetries` retries, or when the wait would take the total past `maxWaitMs`: give up.
  *   A kept-alive connection the server had closed is resent at once for a read, once.
  */
@@ -97,11 +98,8 @@ export function retryDelay(
       after === undefined
         ? backoff()
         : Math.min(after, policy.maxRetryAfterMs) * (1 + 0.2 * random());
-  } else if (
-    outcome.code === 'ECONNREFUSED' ||
-    (read && RETRIED_READ_ERRORS.has(outcome.code ?? ''))
-  ) {
-    wait = read && state.retries === 0 && outcome.reusedSocket ? 0 : backoff();
+  } else if (read && RETRIED_READ_ERRORS.has(outcome.code ?? '')) {
+    wait = state.retries === 0 && outcome.reusedSocket ? 0 : backoff();
   } else {
     return undefined;
   }
