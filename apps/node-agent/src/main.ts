@@ -3,6 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { homedir, hostname } from 'node:os';
 import { defaultDatastorePath } from '@netledger/datastore-file';
+import { AGENT_FILE_STORE_OPTIONS } from './agent-store-options.js';
 import { runAgent } from './run-agent.js';
 
 const stopSignal = new Promise<string>((resolve) => {
@@ -25,6 +26,7 @@ const code = await runAgent({
   // etcd through its HTTP gateway, as the plugin reaches it; the gRPC client is not built in.
   opener: {
     user,
+    file: AGENT_FILE_STORE_OPTIONS,
     etcd: {
       transport: 'http',
       loadGrpc: () =>

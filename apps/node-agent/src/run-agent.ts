@@ -4,13 +4,19 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import {
-  acquireHostLock,
   createLogger,
   createPresumingDatastore,
+  reusedHostLock,
   serveAgentRequest,
   storeIdentity,
 } from '@netledger/cni';
-import type { AgentScope, IpamConf, PluginDeps } from '@netledger/cni';
+import type {
+  AgentRequest,
+  AgentScope,
+  AgentServeResult,
+  IpamConf,
+  PluginDeps,
+} from '@netledger/cni';
 import {
   createDatastoreOpener,
   readEnvSettings,
@@ -30,6 +36,8 @@ import { agentMirrorLists } from './agent-mirror.js';
 import { countedDatastore } from './counted-datastore.js';
 import { queryAgentStatus } from './query-status.js';
 import { queuedHostLock } from './queued-host-lock.js';
+import { createWrittenVersions } from './written-versions.js';
+import type { WrittenVersions } from './written-versions.js';
 
 /** The longest a stop waits for requests in flight: the plugin's own bounds (lock, then command). */
 const DRAIN_MS = 190_000;
@@ -68,6 +76,34 @@ function requestLog(ipam: IpamConf, line: string): void {
   } catch {
     // The exec path would fail the same way; the answer itself is unaffected.
   }
+}
+
+type RequestLog = (ipam: IpamConf, line: string) => void;
+
+/**
+ * Serves a DEL with its reads of blocks and handles answered from the versions this agent holds
+ * (written-versions.ts); when one of them proved stale, or the DEL failed after using one, it is
+ * redone reading the store (a DEL is idempotent) and that answer is given, the first run's log
+ * lines dropped. Other commands are served as they are.
+ */
+function serveTrusting(
+  versions: WrittenVersions,
+  serve: (log: RequestLog) => Promise<AgentServeResult>,
+): (request: AgentRequest) => Promise<AgentServeResult> {
+  return async (request) => {
+    if (request.env['CNI_COMMAND'] !== 'DEL') return serve(requestLog);
+    const lines: [IpamConf, string][] = [];
+    const { value, outcome } = await versions.trusting(() =>
+      serve((ipam, line) => void lines.push([ipam, line])),
+    );
+    const failed = value.kind === 'answer' && value.output.exitCode !== 0;
+    if (!outcome.stale && !(outcome.answered && failed)) {
+      for (const [ipam, line] of lines) requestLog(ipam, line);
+      return value;
+    }
+    const again = await serve(requestLog);
+    return again.kind === 'answer' ? { ...again, redone: true } : again;
+  };
 }
 
 /**
@@ -134,7 +170,9 @@ async function serveNode(args: RunArgs, p: AgentProcess): Promise<number> {
       onFallback: (e) => log.warning(`store view out of sync, re-syncing: ${message(e)}`),
     },
   );
-  const presuming = createPresumingDatastore(mirrored);
+  // Blocks and handles as this agent last wrote or read them: a DEL's reads (written-versions.ts).
+  const versions = createWrittenVersions(mirrored);
+  const presuming = createPresumingDatastore(versions.datastore);
   const client = createIpamClient({ datastore: presuming.datastore });
   const shared: Datastore = { ...presuming.datastore, close: async () => undefined };
   const scope: AgentScope = {
@@ -143,11 +181,13 @@ async function serveNode(args: RunArgs, p: AgentProcess): Promise<number> {
     store: storeIdentity(config, p.defaultFilePath),
     storeOf: (c) => storeIdentity(c, p.defaultFilePath),
   };
+  const hostLock = reusedHostLock();
   const deps: PluginDeps = {
     openDatastore: async () => shared,
     ipamClient: () => client,
-    // The agent's requests queue in memory for the host lock; only the first waits on the file.
-    acquireLock: queuedHostLock(acquireHostLock),
+    // The agent's requests queue in memory for the host lock; only the first waits on the file,
+    // with a holder record and prepared file made once per lock path.
+    acquireLock: queuedHostLock(hostLock.acquire),
     readFile: p.readFile,
     osHostname: p.osHostname,
     ...(p.kubeApi && { kubeApi: () => p.kubeApi!(raw) }),
@@ -164,7 +204,9 @@ async function serveNode(args: RunArgs, p: AgentProcess): Promise<number> {
     server = await startAgentServer({
       socketPath: args.socket,
       serve: (request, signal) =>
-        serveAgentRequest({ request, scope, deps, presuming, log: requestLog, signal }),
+        serveTrusting(versions, (log) =>
+          serveAgentRequest({ request, scope, deps, presuming, log, signal }),
+        )(request),
       status: () => ({
         ready: mirrored.isSynced(),
         nodename: args.nodename,
@@ -179,6 +221,7 @@ async function serveNode(args: RunArgs, p: AgentProcess): Promise<number> {
     });
   } catch (e) {
     await mirrored.close().catch(() => undefined);
+    await hostLock.dispose();
     if (e instanceof AgentSocketError || (e as NodeJS.ErrnoException).code !== undefined)
       return fail(EXIT.failure, `cannot listen on ${args.socket}: ${message(e)}`);
     throw e;
@@ -192,6 +235,7 @@ async function serveNode(args: RunArgs, p: AgentProcess): Promise<number> {
   const left = await running.stop(DRAIN_MS);
   if (left > 0) log.warning(`${left} request(s) still in flight after ${DRAIN_MS} ms: abandoned`);
   await mirrored.close().catch((e: unknown) => log.warning(`closing the store: ${message(e)}`));
+  await hostLock.dispose();
   log.info('stopped');
   return EXIT.ok;
 }

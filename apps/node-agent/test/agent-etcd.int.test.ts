@@ -114,4 +114,32 @@ describe('netledger-node on etcd', () => {
     // Per ADD: the block's CAS update and the handle's create.
     expect(delta).toEqual({ update: ADDS, create: ADDS });
   });
+
+  it('a steady-state DEL reads only the legacy workload ID: the handle and block are those the agent wrote', async () => {
+    const a = agent!;
+    const redone = async () =>
+      served((await a.status()).requests, {
+        command: 'DEL',
+        client: 'netledger-ipam-perl',
+        outcome: 'redone',
+      });
+    const redoneBefore = await redone();
+    const before = (await a.status()).datastoreRequests;
+    const DELS = 10;
+    for (let i = 0; i < DELS; i++) {
+      const r = await runCni({ plugin, command: 'DEL', containerId: `steady-${i}`, conf: conf() });
+      expect(r.status, r.stdout).toBe(0);
+    }
+    const after = (await a.status()).datastoreRequests;
+    const delta = Object.fromEntries(
+      Object.entries(after)
+        .map(([op, n]) => [op, n - (before[op] ?? 0)] as const)
+        .filter(([, n]) => n > 0),
+    );
+    // Per DEL: the block's CAS update, the handle's CAS delete, and a read of the legacy ID (the
+    // container ID, which calico-ipam also releases), which is not there.
+    expect(delta).toEqual({ update: DELS, delete: DELS, get: DELS });
+    // None was redone: no version the agent held was stale.
+    expect(await redone()).toBe(redoneBefore);
+  });
 });

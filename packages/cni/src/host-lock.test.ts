@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
 import { readlinkSync } from 'node:fs';
-import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createTempDir } from '@netledger/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { acquireHostLock } from './host-lock.js';
+import { acquireHostLock, reusedHostLock } from './host-lock.js';
 import { silentLogger } from './logger.js';
 
 let dir: { path: string; remove: () => Promise<void> };
@@ -90,5 +90,32 @@ describe('acquireHostLock', () => {
     const path = join(dir.path, 'file', 'ipam.lock');
     expect(await acquireHostLock({ path, timeoutMs: 100, log })).toBeUndefined();
     expect(warnings[0]).toContain('continuing without it');
+  });
+});
+
+describe('reusedHostLock', () => {
+  it('serialises with acquireHostLock, keeps one prepared file, and leaves none once disposed', async () => {
+    const reused = reusedHostLock();
+    try {
+      const first = await reused.acquire(opts());
+      const inode = (await stat(opts().path)).ino;
+      await expect(acquireHostLock(opts(100))).rejects.toMatchObject({ code: 11 });
+      await first!.release();
+      const other = await acquireHostLock(opts());
+      await expect(reused.acquire(opts(100))).rejects.toMatchObject({
+        code: 11,
+        message: expect.stringContaining('gave up after 100 ms'),
+      });
+      await other!.release();
+      const again = await reused.acquire(opts());
+      // The same prepared file (hence inode) is linked again: no new holder record per request.
+      expect((await stat(opts().path)).ino).toBe(inode);
+      expect(await readFile(opts().path, 'utf8')).toMatch(new RegExp(`^${process.pid} `));
+      await again!.release();
+      expect(await readdir(join(dir.path, 'sub'))).toHaveLength(1);
+    } finally {
+      await reused.dispose();
+    }
+    expect(await readdir(join(dir.path, 'sub'))).toEqual([]);
   });
 });

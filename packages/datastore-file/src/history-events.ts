@@ -12,11 +12,30 @@ export function toKvPair(entry: StoredEntry): KVPair {
   };
 }
 
-/** The watch event for one history record. */
+/**
+ * A `KVPair` whose value is decoded when first read, then kept: every write is published to the
+ * watch hub, and most of its events (blocks, handles) match no open watch, so decoding them all
+ * at once would cost a long-lived process (the node agent) a block decode per write for nothing.
+ */
+function lazyKvPair(entry: StoredEntry): KVPair {
+  const kv = { key: entry.key, revision: String(entry.modRevision), uid: entry.uid } as KVPair;
+  Object.defineProperty(kv, 'value', {
+    enumerable: true,
+    configurable: true,
+    get() {
+      const value = decodeValue(entry.key, entry.value);
+      Object.defineProperty(kv, 'value', { value, enumerable: true, writable: true });
+      return value;
+    },
+  });
+  return kv;
+}
+
+/** The watch event for one history record; its value is decoded when first read. */
 export function toWatchEvent(record: HistoryRecord): WatchEvent {
   const revision = String(record.revision);
   if (record.type === 'deleted') {
-    return { type: 'deleted', key: record.entry.key, previous: toKvPair(record.entry), revision };
+    return { type: 'deleted', key: record.entry.key, previous: lazyKvPair(record.entry), revision };
   }
-  return { type: record.type, kv: toKvPair(record.entry), revision };
+  return { type: record.type, kv: lazyKvPair(record.entry), revision };
 }

@@ -31,8 +31,8 @@ describe('IPAM CRD specs', () => {
     expect(
       decodeBlockSpec(key, {
         cidr: '10.0.0.0/30',
-        allocations: [null],
-        unallocated: [0],
+        allocations: [null, null, null, null],
+        unallocated: [0, 1, 2, 3],
         attributes: [],
       }),
     ).toMatchObject({

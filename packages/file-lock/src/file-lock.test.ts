@@ -100,6 +100,20 @@ describe.each([
     await lock.dispose();
   });
 
+  it('waits for the timeout of the call when one is given, else the options one', async () => {
+    const holder = await makeLock('holder');
+    await holder.acquire();
+    const waiter = await makeLock('waiter', 60_000);
+    await expect(waiter.acquire({ timeoutMs: 80 })).rejects.toMatchObject({
+      code: 'Timeout',
+      message: expect.stringContaining('gave up after 80 ms'),
+    });
+    await holder.release();
+    await waiter.acquire({ timeoutMs: 80 });
+    await waiter.release();
+    await Promise.all([holder.dispose(), waiter.dispose()]);
+  });
+
   it('never breaks a lock file it cannot read as a holder record', async () => {
     await writeFile(lockPath, 'garbage');
     const lock = await makeLock('me', 100);

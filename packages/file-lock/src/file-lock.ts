@@ -29,8 +29,11 @@ export interface FileLockOptions {
 
 /** A cross-process mutex on one host. Not reentrant: callers serialize within the process. */
 export interface FileLock {
-  /** Waits for the lock: `Timeout` naming the holder's pid after `timeoutMs`, `Io` on a file error. */
-  acquire(): Promise<void>;
+  /**
+   * Waits for the lock: `Timeout` naming the holder's pid after `timeoutMs` (the options', or
+   * this call's), `Io` on a file error.
+   */
+  acquire(options?: { readonly timeoutMs?: number }): Promise<void>;
   /** Removes the lock taken by `acquire` (a live holder's lock is never broken by others). */
   release(): Promise<void>;
   /** Removes this instance's prepared file; call when no more `acquire` will come. */
@@ -167,7 +170,7 @@ export function createFileLock(options: FileLockOptions): FileLock {
   };
 
   /** The error for a wait that timed out; undefined if the lock was released meanwhile. */
-  const timeoutError = async (): Promise<FileLockError | undefined> => {
+  const timeoutError = async (timeoutMs: number): Promise<FileLockError | undefined> => {
     const seen = await readLock(lockPath);
     if (!seen) return undefined;
     const since = await fs.stat(lockPath).then(
@@ -181,13 +184,14 @@ export function createFileLock(options: FileLockOptions): FileLock {
       : 'an unreadable holder record';
     return new FileLockError(
       'Timeout',
-      `${lockPath} is held by ${who}; gave up after ${options.timeoutMs} ms${since}`,
+      `${lockPath} is held by ${who}; gave up after ${timeoutMs} ms${since}`,
       { lockPath },
     );
   };
 
-  const acquire = async (): Promise<void> => {
-    const deadline = Date.now() + options.timeoutMs;
+  const acquire = async (call: { readonly timeoutMs?: number } = {}): Promise<void> => {
+    const timeoutMs = call.timeoutMs ?? options.timeoutMs;
+    const deadline = Date.now() + timeoutMs;
     let checkedAt = -Infinity;
     let backoff = 1;
     for (;;) {
@@ -205,7 +209,7 @@ export function createFileLock(options: FileLockOptions): FileLock {
       }
       const left = deadline - Date.now();
       if (left <= 0) {
-        const error = await timeoutError();
+        const error = await timeoutError(timeoutMs);
         if (error) throw error;
         continue; // released just now: one last try
       }
