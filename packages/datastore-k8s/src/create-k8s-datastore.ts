@@ -43,6 +43,7 @@ import { upgradeAffinityLabels } from './upgrade-affinity-labels.js';
 import type { KubeObjects } from './kube-objects.js';
 import { createKubeObjects, isObject, metaString, sameKey } from './kube-objects.js';
 import { createTokenBucket } from './token-bucket.js';
+import { DEFAULT_RETRY_POLICY } from './request-retry.js';
 
 const MERGE_PATCH = 'application/merge-patch+json';
 
@@ -60,6 +61,7 @@ export function createK8sDatastore(options: K8sDatastoreOptions = {}): Datastore
   const http = createKubeHttp(kc, {
     requestTimeoutMs: o.requestTimeoutMs,
     limiter: createTokenBucket({ qps: o.qps, burst: o.burst }),
+    retry: { ...DEFAULT_RETRY_POLICY, maxRetries: o.maxRetries, maxWaitMs: o.maxRetryWaitMs },
     ...(o.maxSockets !== undefined && { maxSockets: o.maxSockets }),
   });
   return createDatastoreOnHttp(http);

@@ -6,6 +6,7 @@ describe('createK8sDatastore options', () => {
   it('applies the defaults', () => {
     expect(resolveK8sOptions({ kubeconfig: '/k' })).toEqual({ kubeconfig: '/k', ...K8S_DEFAULTS });
     expect(resolveK8sOptions({ kubeconfig: '/k', maxSockets: 1 })).toMatchObject({ maxSockets: 1 });
+    expect(resolveK8sOptions({ kubeconfig: '/k', maxRetries: 0 })).toMatchObject({ maxRetries: 0 });
   });
 
   it.each([
@@ -16,6 +17,8 @@ describe('createK8sDatastore options', () => {
     [{ kubeconfig: '/k', burst: 1.5 }, /burst must be a positive integer/],
     [{ kubeconfig: '/k', requestTimeoutMs: -1 }, /requestTimeoutMs must be a positive integer/],
     [{ kubeconfig: '/k', maxSockets: 0 }, /maxSockets must be a positive integer/],
+    [{ kubeconfig: '/k', maxRetries: -1 }, /maxRetries must be a whole number >= 0, got -1/],
+    [{ kubeconfig: '/k', maxRetryWaitMs: 0.5 }, /maxRetryWaitMs must be a whole number >= 0/],
   ])('refuses %j', (options, message) => {
     expect(() => resolveK8sOptions(options)).toThrow(message);
   });

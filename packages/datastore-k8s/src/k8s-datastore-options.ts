@@ -23,6 +23,13 @@ export interface K8sDatastoreOptions {
    * connection instead of paying a TLS handshake each.
    */
   readonly maxSockets?: number;
+  /**
+   * Times a request is sent again after a 429 (any verb), or a read after a 5xx or a cut
+   * connection (default {@link K8S_DEFAULTS}.maxRetries, as client-go; 0: never).
+   */
+  readonly maxRetries?: number;
+  /** Total wait between one request's attempts, in ms (default {@link K8S_DEFAULTS}.maxRetryWaitMs). */
+  readonly maxRetryWaitMs?: number;
 }
 
 /**
@@ -31,7 +38,13 @@ export interface K8sDatastoreOptions {
  * loop. Calico's 5/100 lets a cold `ipam check` or GC over thousands of nodes crawl at 5 requests a
  * second; an assign costs a constant handful of requests, so the burst covers any CNI ADD.
  */
-export const K8S_DEFAULTS = { qps: 50, burst: 100, requestTimeoutMs: 30_000 } as const;
+export const K8S_DEFAULTS = {
+  qps: 50,
+  burst: 100,
+  requestTimeoutMs: 30_000,
+  maxRetries: 10,
+  maxRetryWaitMs: 10_000,
+} as const;
 
 /** The options with defaults applied; `InvalidArgument` for a contradiction or a bad number. */
 export interface ResolvedK8sOptions {
@@ -41,6 +54,8 @@ export interface ResolvedK8sOptions {
   readonly burst: number;
   readonly requestTimeoutMs: number;
   readonly maxSockets?: number;
+  readonly maxRetries: number;
+  readonly maxRetryWaitMs: number;
 }
 
 function positive(
@@ -55,6 +70,14 @@ function positive(
       'InvalidArgument',
       `${name} must be a positive ${integer ? 'integer' : 'number'}, got ${String(v)}`,
     );
+  }
+  return v;
+}
+
+function nonNegativeInteger(name: string, v: number | undefined, dflt: number): number {
+  if (v === undefined) return dflt;
+  if (!Number.isInteger(v) || v < 0) {
+    throw new IpamError('InvalidArgument', `${name} must be a whole number >= 0, got ${String(v)}`);
   }
   return v;
 }
@@ -77,6 +100,12 @@ export function resolveK8sOptions(o: K8sDatastoreOptions): ResolvedK8sOptions {
       dflt: K8S_DEFAULTS.requestTimeoutMs,
       integer: true,
     }),
+    maxRetries: nonNegativeInteger('maxRetries', o.maxRetries, K8S_DEFAULTS.maxRetries),
+    maxRetryWaitMs: nonNegativeInteger(
+      'maxRetryWaitMs',
+      o.maxRetryWaitMs,
+      K8S_DEFAULTS.maxRetryWaitMs,
+    ),
     ...(o.maxSockets !== undefined && {
       maxSockets: positive('maxSockets', o.maxSockets, { dflt: 1, integer: true }),
     }),

@@ -9,6 +9,8 @@ import type { JsonValue } from '@netledger/ipam-core/adapter';
 import { IpamError } from '@netledger/ipam-core';
 import { parseJson, stringifyJson } from '@netledger/ipam-core/adapter';
 import type { KubeConfig } from './kube-config.js';
+import type { AttemptOutcome, RetryPolicy } from './request-retry.js';
+import { DEFAULT_RETRY_POLICY, retryDelay } from './request-retry.js';
 import type { TokenBucket } from './token-bucket.js';
 
 /** Where the API server is and who we are to it. */
@@ -17,6 +19,12 @@ export interface KubeConnectionOptions {
   /** Connections at once (default unlimited). */
   readonly maxSockets?: number;
   readonly limiter: TokenBucket;
+  /** When a request is sent again (default {@link DEFAULT_RETRY_POLICY}). */
+  readonly retry?: RetryPolicy;
+  /** Waits between attempts (tests pass a fake). */
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** In [0, 1), for the retries' jitter. */
+  readonly random?: () => number;
 }
 
 /** One API request. `query` values that are undefined are left out. */
@@ -33,6 +41,8 @@ export interface KubeRequest {
 export interface KubeResponse {
   readonly status: number;
   readonly body: JsonValue | undefined;
+  /** Attempts that were retried before this answer (a 429 or a read's 5xx), and the time waited. */
+  readonly retried?: { readonly count: number; readonly waitedMs: number };
 }
 
 /** An open streaming response (a watch): its lines until the server ends it or `abort()`. */
@@ -80,7 +90,7 @@ function parseBody(text: string, res: IncomingMessage): JsonValue | undefined {
   return text;
 }
 
-const RETRYABLE_ON_REUSED = new Set(['ECONNRESET', 'EPIPE']);
+const realSleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** Creates the HTTP client for a loaded config. */
 export function createKubeHttp(kc: KubeConfig, opts: KubeConnectionOptions): KubeHttp {
@@ -89,6 +99,9 @@ export function createKubeHttp(kc: KubeConfig, opts: KubeConnectionOptions): Kub
   const secure = url.protocol === 'https:';
   let agent: HttpAgent | undefined;
   let closed = false;
+  const policy = opts.retry ?? DEFAULT_RETRY_POLICY;
+  const sleep = opts.sleep ?? realSleep;
+  const random = opts.random ?? Math.random;
 
   // Credentials are applied per request: exec plugins and token files rotate tokens. The agent
   // takes the TLS settings, with an exec plugin's client certificate from its first credential.
@@ -170,7 +183,10 @@ export function createKubeHttp(kc: KubeConfig, opts: KubeConnectionOptions): Kub
       await opts.limiter.take();
       const body = r.body === undefined ? undefined : stringifyJson(r.body);
       const path = withQuery(r.path, r.query);
-      for (let attempt = 0; ; attempt++) {
+      let waitedMs = 0;
+      for (let retries = 0; ; retries++) {
+        let outcome: AttemptOutcome;
+        let result: { answer: KubeResponse } | { failure: TransportError };
         try {
           const { req, res } = await send(
             {
@@ -182,21 +198,45 @@ export function createKubeHttp(kc: KubeConfig, opts: KubeConnectionOptions): Kub
             opts.requestTimeoutMs,
           );
           const text = await readAll(req, res);
-          return { status: res.statusCode ?? 0, body: parseBody(text, res) };
+          const retryAfter = res.headers['retry-after'];
+          const answer: KubeResponse = {
+            status: res.statusCode ?? 0,
+            body: parseBody(text, res),
+            ...(retries > 0 && { retried: { count: retries, waitedMs: Math.round(waitedMs) } }),
+          };
+          result = { answer };
+          outcome = {
+            answered: true,
+            status: answer.status,
+            ...(retryAfter !== undefined && { retryAfter }),
+          };
         } catch (e) {
-          // A keep-alive socket the server closed while idle: safe to resend a read, once.
           const err = e as NodeJS.ErrnoException & { reusedSocket?: boolean };
-          if (
-            r.method === 'GET' &&
-            attempt === 0 &&
-            err.reusedSocket &&
-            RETRYABLE_ON_REUSED.has(err.code ?? '')
-          ) {
-            continue;
-          }
-          if (e instanceof TransportError) throw e;
-          throw new TransportError(err.message, { cause: e });
+          result = {
+            failure:
+              e instanceof TransportError ? e : new TransportError(err.message, { cause: e }),
+          };
+          outcome = {
+            answered: false,
+            ...(!(e instanceof TransportError) && err.code !== undefined && { code: err.code }),
+            ...(err.reusedSocket === true && { reusedSocket: true }),
+          };
         }
+        const wait = retryDelay(
+          { method: r.method, retries, waitedMs },
+          { outcome, policy, random },
+        );
+        if (wait === undefined) {
+          if ('answer' in result) return result.answer;
+          if (retries > 0) {
+            result.failure.message += ` (after ${retries} ${retries === 1 ? 'retry' : 'retries'})`;
+          }
+          throw result.failure;
+        }
+        await sleep(wait);
+        waitedMs += wait;
+        assertOpen();
+        await opts.limiter.take();
       }
     },
     async stream(r) {

@@ -61,6 +61,7 @@ export function createKubeObjects(http: KubeHttp) {
       method: at.method,
       object: at.object,
       ...(at.key && { identifier: describeKey(at.key) }),
+      ...(res.retried && { retried: res.retried }),
     });
   }
 

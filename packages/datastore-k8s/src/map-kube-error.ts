@@ -12,6 +12,8 @@ export interface KubeCallContext {
   readonly object: string;
   /** The netledger key, for the error's identifier. */
   readonly identifier?: string;
+  /** Retries made before the answer reported (a 429 or a read's 5xx each time). */
+  readonly retried?: { readonly count: number; readonly waitedMs: number };
 }
 
 const isObject = (v: unknown): v is Record<string, JsonValue> =>
@@ -63,9 +65,13 @@ export function kubeStatusError(
         : code === 'Unavailable'
           ? `failed (HTTP ${status})`
           : `answered ${reason ?? status}`;
+  const retried =
+    ctx.retried === undefined
+      ? ''
+      : ` (after ${ctx.retried.count} ${ctx.retried.count === 1 ? 'retry' : 'retries'} over ${ctx.retried.waitedMs} ms)`;
   return new IpamError(
     code,
-    `kube-apiserver at ${ctx.server} ${what} for ${ctx.method} ${ctx.object}: ${detail}`,
+    `kube-apiserver at ${ctx.server} ${what} for ${ctx.method} ${ctx.object}: ${detail}${retried}`,
     ctx.identifier === undefined ? {} : { identifier: ctx.identifier },
   );
 }

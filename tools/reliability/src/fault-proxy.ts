@@ -10,6 +10,8 @@ type InjectedStatus = 409 | 429 | 500;
 interface ProxyCounts {
   forwarded: number;
   injected: Record<InjectedStatus, number>;
+  /** Of `injected`, the answers to writes (any method but GET). */
+  injectedWrites: Record<InjectedStatus, number>;
   watchesCut: number;
 }
 
@@ -51,7 +53,12 @@ export async function startFaultProxy(o: {
   readonly caPem: string;
   readonly random: () => number;
 }): Promise<FaultProxy> {
-  const counts: ProxyCounts = { forwarded: 0, injected: { 409: 0, 429: 0, 500: 0 }, watchesCut: 0 };
+  const counts: ProxyCounts = {
+    forwarded: 0,
+    injected: { 409: 0, 429: 0, 500: 0 },
+    injectedWrites: { 409: 0, 429: 0, 500: 0 },
+    watchesCut: 0,
+  };
   let current: { statuses: readonly InjectedStatus[]; rate: number } | undefined;
   const watches = new Set<ServerResponse>();
   const waiters = new Set<() => void>();
@@ -81,6 +88,7 @@ export async function startFaultProxy(o: {
     const status = choices[Math.floor(o.random() * choices.length)];
     if (status === undefined) return false;
     counts.injected[status]++;
+    if (write) counts.injectedWrites[status]++;
     notify();
     res.writeHead(status, {
       'content-type': 'application/json',

@@ -8,12 +8,14 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const PLUGIN = join(ROOT, 'bin', 'netledger-ipam');
 export const CTL = join(ROOT, 'bin', 'netledgerctl');
 export const KUBE_CONTROLLERS = join(ROOT, 'bin', 'netledger-kube-controllers');
+/** The device daemon and its client verbs. */
+export const DEVICE = join(ROOT, 'bin', 'netledger-device');
 /** Calico's CRD manifests. */
 export const CRD_DIR = join(ROOT, 'packages', 'datastore-k8s', 'crds');
 
 /** Fails (never skips) when the executables have not been built. */
-export function requireBins(): void {
-  for (const bin of [PLUGIN, CTL]) {
+export function requireBins(bins: readonly string[] = [PLUGIN, CTL]): void {
+  for (const bin of bins) {
     if (!existsSync(bin)) throw new Error(`${bin} is missing: run pnpm build (at ${ROOT}) first`);
   }
 }
