@@ -337,4 +337,43 @@ describe('injected interleavings', () => {
     ).toHaveLength(1);
     expect((await c.affinities()).map((x) => `${x.host}:${x.state}`)).toEqual(['b:confirmed']);
   });
+
+  // Found by tools/reliability (kube-faults): after a block write of unknown outcome the
+  // assignment went on to the next block, so the handle counted an address no block held.
+  it.each(['before', 'after'] as const)(
+    'a block write of unknown outcome (lost %s it applied) ends the assignment; counts agree after its DEL',
+    async (when) => {
+      const c = await createTestCluster({
+        pools: [{ cidr: '10.0.0.0/25', blockSize: 26 }],
+        hosts: ['a'],
+      });
+      const a = c.client();
+      await a.autoAssign({ num4: 1, hostname: 'a', handleId: 'first', intendedUse: 'Workload' });
+      c.ds.hook({
+        when,
+        op: 'update',
+        kind: 'IPAMBlock',
+        run: () => {
+          throw new IpamError('Unavailable', 'injected: the answer was lost');
+        },
+      });
+      await expect(
+        a.autoAssign({ num4: 1, hostname: 'a', handleId: 'h2', intendedUse: 'Workload' }),
+      ).rejects.toMatchObject({ code: 'Unavailable' });
+      // Nothing was taken from another block: only the write in doubt can hold h2's address.
+      const held = await a.ipsByHandle('h2');
+      expect(held).toHaveLength(when === 'after' ? 1 : 0);
+      const handle = await c.store.get({ kind: 'IPAMHandle', handleId: 'h2' });
+      expect(Object.values(handle.value.block)).toEqual([1]);
+      expect(await c.blocks()).toHaveLength(1);
+
+      // The runtime's DEL: the handle and whatever it holds are gone, nothing else moved.
+      await a.releaseByHandle('h2');
+      await expect(c.store.get({ kind: 'IPAMHandle', handleId: 'h2' })).rejects.toMatchObject({
+        code: 'DoesNotExist',
+      });
+      expect(await a.ipsByHandle('first')).toHaveLength(1);
+      expect(await c.invariantProblems()).toEqual([]);
+    },
+  );
 });

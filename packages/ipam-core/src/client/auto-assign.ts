@@ -109,6 +109,18 @@ async function allocateFromBlock(
 }
 
 /**
+ * A block write whose outcome is unknown (`Unavailable`) ends the assignment with that error and
+ * what was assigned before it in `partial`. Its handle stays counted (the write may have applied),
+ * so trying the next block would leave the handle counting an address its blocks may not hold,
+ * or hold one the caller was never told of; the caller's cleanup (a CNI runtime's DEL, a release
+ * by handle) settles both.
+ */
+function endOnUnknownOutcome(e: IpamError, out: Collected): void {
+  if (isIpamError(e, 'Unavailable'))
+    throw new IpamError('Unavailable', e.message, { partial: out.result(), cause: e });
+}
+
+/**
  * One allocation attempt on a block found through the client's hint, unread. If the hint was
  * stale (the write conflicts, the block is gone) or gave nothing, the hint is dropped and the
  * result is `stale`: the caller then looks at the block the normal way, so a stale hint costs one
@@ -216,6 +228,7 @@ export async function autoAssignVersion(
       if (r.done) return out.result();
     } catch (e) {
       if (!(e instanceof IpamError)) throw e;
+      endOnUnknownOutcome(e, out);
       out.msg('Failed to assign IPs in newly allocated block');
     }
   }
@@ -275,6 +288,7 @@ async function borrow(
         if (r.done) return; // a capped handle got its existing addresses back
       } catch (e) {
         if (!(e instanceof IpamError)) throw e;
+        endOnUnknownOutcome(e, out);
       }
     }
     if (out.ips.length < req.num) exhausted.push(pool.spec.cidr);
