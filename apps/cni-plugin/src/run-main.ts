@@ -16,10 +16,15 @@ import {
   runCniPlugin,
 } from '@netledger/cni';
 import type { IpamConf, Logger, PluginOutput } from '@netledger/cni';
-import { runInstall } from './install/run-install.js';
-import { AGENT_TRIED_ENV, ANSWERED_STATUS_OFFSET } from './install/launcher-script.js';
-import { launcherPidOf, watchLauncher } from './install/parent-watchdog.js';
+import {
+  AGENT_TRIED_ENV,
+  ANSWERED_STATUS_OFFSET,
+  launcherPidOf,
+  runInstall,
+  watchLauncher,
+} from '@netledger/cni/install';
 import { createPluginOpener } from './open-datastore.js';
+import { SNAPSHOT_FLAGS } from './snapshot-flags.js';
 import { writeFd } from '@netledger/write-fd';
 
 const ABOUT = 'netledger-ipam: netledger CNI IPAM plugin (calico-ipam compatible)';
@@ -85,6 +90,10 @@ async function main(selfDir: string | undefined): Promise<number> {
   if (process.argv[2] === 'install') {
     return runInstall(process.argv.slice(3), {
       ...(selfDir !== undefined && { selfDir }),
+      execArgv: process.execArgv,
+      node: process.execPath,
+      snapshotFlags: SNAPSHOT_FLAGS,
+      cwd: process.cwd(),
       print,
       printErr,
     });

@@ -1,10 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SNAPSHOT_FLAGS } from '../snapshot-flags.js';
+import { parseNetConf } from '../net-conf.js';
 import { exampleConflist } from './example-conflist.js';
 import { pluginSourceDir } from './plugin-files.js';
-import { parseNetConf } from '@netledger/cni';
 
 describe('pluginSourceDir', () => {
   it.each<[string[], string | undefined, string | undefined]>([
@@ -18,15 +15,6 @@ describe('pluginSourceDir', () => {
     [['--max-old-space-size=100'], undefined, undefined],
   ])('execArgv %j, module %s -> %s', (execArgv, selfDir, dir) => {
     expect(pluginSourceDir({ execArgv, ...(selfDir && { selfDir }) })).toBe(dir);
-  });
-});
-
-describe('SNAPSHOT_FLAGS', () => {
-  it("equals package.json's snapshotFlags, with which build.mjs builds the blob", () => {
-    const pkg = JSON.parse(readFileSync(join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
-      snapshotFlags: string[];
-    };
-    expect(SNAPSHOT_FLAGS).toEqual(pkg.snapshotFlags);
   });
 });
 

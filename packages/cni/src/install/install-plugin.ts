@@ -12,8 +12,7 @@ import {
 } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type * as ChildProcessModule from 'node:child_process';
-import { DEFAULT_AGENT_SOCKET, parseNetConf } from '@netledger/cni';
-import { SNAPSHOT_FLAGS } from '../snapshot-flags.js';
+import { DEFAULT_AGENT_SOCKET, parseNetConf } from '../net-conf.js';
 import { exampleConflist } from './example-conflist.js';
 import type { InstallOptions } from './install-args.js';
 import { launcherScript } from './launcher-script.js';
@@ -51,6 +50,8 @@ export interface InstallSource {
   readonly dir: string;
   /** The Node binary the launcher starts (and the blob is built for). */
   readonly node: string;
+  /** The V8 flags the blob is built and run with: it only loads with the flags it was built with. */
+  readonly snapshotFlags: readonly string[];
 }
 
 // Loaded when an install runs: the start-up snapshot is built with this module evaluated, and
@@ -85,10 +86,10 @@ function place(path: string, content: Buffer, mode: number): InstalledFile {
   return { path, action: 'written' };
 }
 
-/** Whether `node` starts from `blob` (a snapshot's main without CNI_COMMAND exits 0). */
-function loads(node: string, blob: string): boolean {
+/** Whether the source's Node starts from `blob` (a snapshot's main without CNI_COMMAND exits 0). */
+function loads(source: InstallSource, blob: string): boolean {
   return (
-    childProcess().spawnSync(node, [...SNAPSHOT_FLAGS, '--snapshot-blob', blob], {
+    childProcess().spawnSync(source.node, [...source.snapshotFlags, '--snapshot-blob', blob], {
       env: {},
       stdio: 'ignore',
     }).status === 0
@@ -116,18 +117,18 @@ function placeBlob(args: {
   } catch {
     readable = false; // another user's blob (mode 0600): build one
   }
-  if (readable && loads(source.node, sourceBlob)) {
+  if (readable && loads(source, sourceBlob)) {
     action = place(target, readFileSync(sourceBlob), 0o600).action;
-  } else if (!args.entryChanged && existsSync(target) && loads(source.node, target)) {
+  } else if (!args.entryChanged && existsSync(target) && loads(source, target)) {
     action = 'unchanged';
   } else {
     const tmp = `${target}.tmp-${process.pid}`;
     const built = childProcess().spawnSync(
       source.node,
-      [...SNAPSHOT_FLAGS, '--snapshot-blob', tmp, '--build-snapshot', args.entry],
+      [...source.snapshotFlags, '--snapshot-blob', tmp, '--build-snapshot', args.entry],
       { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' },
     );
-    if (built.status !== 0 || !loads(source.node, tmp)) {
+    if (built.status !== 0 || !loads(source, tmp)) {
       rmSync(tmp, { force: true });
       throw new InstallError(
         `building the start-up snapshot failed (status ${built.status}): ${built.stderr.trim()}`,
@@ -220,7 +221,7 @@ export function installPlugin(options: InstallOptions, source: InstallSource): I
   const launcher = join(options.binDir, LAUNCHER_NAME);
   const script = launcherScript({
     node: source.node,
-    flags: SNAPSHOT_FLAGS,
+    flags: source.snapshotFlags,
     ...(agent && { agent }),
   });
   files.push(place(launcher, Buffer.from(script), 0o755));

@@ -1,4 +1,5 @@
-import { CniError, DEFAULT_AGENT_SOCKET } from '@netledger/cni';
+import { CniError } from '../cni-error.js';
+import { DEFAULT_AGENT_SOCKET } from '../net-conf.js';
 import { InstallError, installPlugin } from './install-plugin.js';
 import { INSTALL_USAGE, InstallUsageError, parseInstallArgs } from './install-args.js';
 import { pluginSourceDir } from './plugin-files.js';
@@ -7,6 +8,14 @@ import { pluginSourceDir } from './plugin-files.js';
 export interface InstallIo {
   /** The running bundle's directory (the plain entry), which holds the files to install. */
   readonly selfDir?: string;
+  /** Node's options (`process.execArgv`): a `--snapshot-blob` there says where the plugin is. */
+  readonly execArgv: readonly string[];
+  /** The Node binary running the plugin (`process.execPath`), which the installed launcher starts. */
+  readonly node: string;
+  /** The V8 flags the start-up snapshot is built and run with. */
+  readonly snapshotFlags: readonly string[];
+  /** The directory relative paths in the arguments are resolved against (`process.cwd()`). */
+  readonly cwd: string;
   readonly print: (text: string) => void;
   readonly printErr: (text: string) => void;
 }
@@ -22,13 +31,17 @@ export function runInstall(argv: readonly string[], io: InstallIo): number {
     return 0;
   }
   try {
-    const options = parseInstallArgs(argv, process.cwd());
+    const options = parseInstallArgs(argv, io.cwd);
     const dir = pluginSourceDir({
-      execArgv: process.execArgv,
+      execArgv: io.execArgv,
       ...(io.selfDir !== undefined && { selfDir: io.selfDir }),
     });
     if (dir === undefined) throw new InstallError('cannot tell where the running plugin is');
-    const { files, agentClient } = installPlugin(options, { dir, node: process.execPath });
+    const { files, agentClient } = installPlugin(options, {
+      dir,
+      node: io.node,
+      snapshotFlags: io.snapshotFlags,
+    });
     io.print(files.map((f) => `${f.action.padEnd(9)} ${f.path}\n`).join(''));
     io.print(
       agentClient === 'node'

@@ -1,16 +1,21 @@
+// @netledger/cni/warm-up: what an executable built with a start-up snapshot runs while the snapshot
+// is built. Apart from the main entry, so a bundle that does not warm up carries none of it.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runCniPlugin, silentLogger } from '@netledger/cni';
-import type { PluginDeps } from '@netledger/cni';
+import type { DatastoreOpener } from '@netledger/datastore-config';
 import { createIpamClient, createMemoryDatastore } from '@netledger/ipam-core';
-import { createPluginOpener } from './open-datastore.js';
+import { silentLogger } from './logger.js';
+import { runCniPlugin } from './run-plugin.js';
+import type { PluginDeps } from './run-plugin.js';
 
 const NETWORK = 'warm-up';
 const NODE = 'warm-up-node';
 const POOL = { metadata: { name: 'warm-up' }, spec: { cidr: '10.255.0.0/24' } };
 
 type Run = (command: string, stdin: string) => Promise<string>;
+/** What the warm-up uses of the executable's datastore opener. */
+type PluginOpener = Pick<DatastoreOpener, 'open' | 'preload'>;
 
 /** Runs commands through the plugin with `deps`; throws on a failed command. */
 const runner =
@@ -75,11 +80,10 @@ async function warmUpCommands(): Promise<void> {
  * (opened by the plugin's opener) in a temporary directory, removed before the snapshot is
  * taken; nothing stays open.
  */
-async function warmUpFileStore(): Promise<void> {
+async function warmUpFileStore(opener: PluginOpener): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'netledger-warm-up-'));
   try {
     const path = join(dir, 'datastore.json');
-    const opener = createPluginOpener();
     const seed = await opener.open({ type: 'file', path });
     await createIpamClient({ datastore: seed }).pools.create(POOL);
     await seed.close();
@@ -101,12 +105,13 @@ async function warmUpFileStore(): Promise<void> {
  * Runs the plugin's commands in-process while the start-up snapshot is built, so V8 compiles
  * their paths and the snapshot carries the bytecode (an invocation then skips most lazy
  * compilation): every command on a memory store (ADD and DEL in gateway mode too), and ADD and
- * DEL on a throwaway file store with the real host lock. Nothing random may be cached here: the stores draw UIDs with
+ * DEL on a throwaway file store, opened by `opener` (the executable's), with the real host lock.
+ * Nothing random may be cached here: the stores draw UIDs with
  * `randomUUID({ disableEntropyCache: true })`, since Node's entropy cache would be replayed by
  * every invocation. Throws if a command fails, so a broken warm-up fails the build instead of
  * shipping a cold snapshot.
  */
-export async function warmUp(): Promise<void> {
+export async function warmUpPlugin(opener: PluginOpener): Promise<void> {
   await warmUpCommands();
-  await warmUpFileStore();
+  await warmUpFileStore(opener);
 }

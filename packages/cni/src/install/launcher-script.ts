@@ -1,4 +1,4 @@
-import { DEFAULT_AGENT_SOCKET } from '@netledger/cni';
+import { DEFAULT_AGENT_SOCKET } from '../net-conf.js';
 import { AGENT_CLIENT_NAME, BLOB_NAME, BUNDLE_NAME, PLUGIN_DIR_NAME } from './plugin-files.js';
 
 /**
