@@ -311,4 +311,73 @@ describe('RBAC: each app can do its job and nothing else', () => {
     expect(other.status).not.toBe(0);
     expect(other.stderr).toContain('forbidden');
   });
+
+  it("the node agent's manifest: it lists and watches what it mirrors, assigns and releases, and is refused outside", async () => {
+    const api = await kube.get();
+    await kubectl(['apply', '-f', join(REPO, 'apps/node-agent/deploy/rbac.yaml')]);
+    const setup = createIpamClient({ datastore: await admin() });
+    await setup.pools.create(buildPool('agent-pool', '10.62.0.0/16'));
+    await setup.nodes.create({ metadata: { name: 'agent-node' } });
+
+    const agent = createK8sDatastore({
+      kubeconfig: api.kubeconfigPath,
+      context: api.contexts['node-agent'],
+    });
+    open.push(agent);
+    // What apps/node-agent mirrors (agentMirrorLists): a list, then a watch from its revision (a
+    // refused watch still settles `established`, so the API server is asked too).
+    for (const list of [
+      { kind: 'IPPool' },
+      { kind: 'IPReservation' },
+      { kind: 'IPAMConfig' },
+      { kind: 'Node' },
+      { kind: 'BlockAffinity', host: 'agent-node' },
+    ] as const) {
+      const { revision } = await agent.list(list);
+      const stream = agent.watch(list, { revision });
+      try {
+        await stream.established;
+      } finally {
+        stream.close();
+      }
+    }
+    for (const resource of [
+      'ippools.crd.projectcalico.org',
+      'ipreservations.crd.projectcalico.org',
+      'ipamconfigs.crd.projectcalico.org',
+      'nodes',
+      'blockaffinities.crd.projectcalico.org',
+    ]) {
+      const r = await api.kubectl(['auth', 'can-i', 'watch', resource], { as: 'node-agent' });
+      expect(r.stdout.trim(), `watch ${resource}`).toBe('yes');
+    }
+    const ipam = createIpamClient({ datastore: agent });
+    const { v4 } = await ipam.autoAssign({
+      num4: 1,
+      hostname: 'agent-node',
+      handleId: 'agent-pod',
+      intendedUse: 'Workload',
+    });
+    expect(v4.ips).toHaveLength(1);
+    await ipam.releaseByHandle('agent-pod');
+    expect(await ipam.ipsByHandle('agent-pod').catch(() => [])).toEqual([]);
+
+    const poolWrite = await errorOf(
+      agent.create({
+        key: { kind: 'IPPool', name: 'agent-made-pool' },
+        value: buildPool('agent-made-pool', '10.63.0.0/16'),
+      }),
+    );
+    expect(poolWrite).toMatchObject({ code: 'Unavailable' });
+    expect(poolWrite.message).toContain('system:serviceaccount:kube-system:netledger-node-agent');
+    // Pods by name only (the plugin's read), never listed; no secrets.
+    for (const args of [
+      ['get', 'pods', '-A'],
+      ['get', 'secrets', '-A'],
+    ]) {
+      const r = await api.kubectl(args, { as: 'node-agent' });
+      expect(r.status, args.join(' ')).not.toBe(0);
+      expect(r.stderr).toContain('forbidden');
+    }
+  });
 });
