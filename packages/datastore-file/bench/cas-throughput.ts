@@ -77,10 +77,10 @@ async function runWorker(args: WorkerArgs): Promise<WorkerResult> {
 /** Writes the starting store directly: the counters, plus `blocks` half-allocated /26 blocks. */
 async function seedStore(path: string, keys: string[], blocks: number): Promise<void> {
   let s: StoreSnapshot = emptySnapshot('bench');
-  const ctx = { newUid: 'seed', historyLimit: 100 };
+  const ctx = { newUid: () => 'seed', historyLimit: 100 };
   for (const k of keys) {
     const value = encodeValue('IPAMHandle', { handleId: k, block: { n: 0 }, deleted: false });
-    s = mutateSnapshot(s, { op: 'create', key: handleKey(k), value }, ctx).snapshot;
+    s = mutateSnapshot(s, [{ op: 'create', key: handleKey(k), value }], ctx).snapshot;
   }
   for (let b = 0; b < blocks; b++) {
     const cidr = `10.${b >> 10}.${(b >> 2) & 255}.${(b & 3) * 64}/26`;
@@ -91,7 +91,11 @@ async function seedStore(path: string, keys: string[], blocks: number): Promise<
         pod: `pod-${b}-${o}`,
       });
     const value = encodeValue('IPAMBlock', builder.build());
-    s = mutateSnapshot(s, { op: 'create', key: { kind: 'IPAMBlock', cidr }, value }, ctx).snapshot;
+    s = mutateSnapshot(
+      s,
+      [{ op: 'create', key: { kind: 'IPAMBlock', cidr }, value }],
+      ctx,
+    ).snapshot;
   }
   await writeFile(path, serializeStoreDocument(s));
 }

@@ -3,6 +3,13 @@ import { IpamError, isIpamError } from '@netledger/ipam-core';
 import type { ValueByKind } from '@netledger/ipam-core/adapter';
 import { decodeValue, describeKey, encodeValue } from '@netledger/ipam-core/adapter';
 
+/** A value's stored text and the value read back from it. */
+export interface CheckedValue<K extends Kind> {
+  readonly text: string;
+  /** What every later read of `text` returns: a fresh object, shared with no caller. */
+  readonly value: ValueByKind[K];
+}
+
 /**
  * The stored text of `value` under `key`, checked by reading it back as every later read will:
  * a value this store could not read (a block whose cidr is not its key's, an allocation pointing
@@ -12,10 +19,10 @@ import { decodeValue, describeKey, encodeValue } from '@netledger/ipam-core/adap
 export function encodeCheckedValue<K extends Kind>(
   key: DatastoreKey<K>,
   value: ValueByKind[K],
-): string {
+): CheckedValue<K> {
   const text = encodeValue(key.kind, value);
   try {
-    decodeValue(key, text);
+    return { text, value: decodeValue(key, text) };
   } catch (e) {
     if (!isIpamError(e, 'CorruptValue')) throw e;
     const why = e.cause instanceof Error ? e.cause.message : e.message;
@@ -24,5 +31,4 @@ export function encodeCheckedValue<K extends Kind>(
       cause: e,
     });
   }
-  return text;
 }

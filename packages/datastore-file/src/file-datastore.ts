@@ -11,8 +11,10 @@ import type {
   Kind,
   ListOptions,
   ListResult,
+  NewKVPair,
 } from '@netledger/ipam-core';
 import {
+  toMutation,
   doesNotExistError,
   keyToPath,
   listPrefixes,
@@ -33,7 +35,7 @@ import type { StoreFileHandle, StoreFs } from './store-fs.js';
 import type { LoadedStore } from './store-file.js';
 import { commitStoreFile, loadStoreFile, statStamp, sweepTempFiles } from './store-file.js';
 import { emptySnapshot } from './store-snapshot.js';
-import type { StoredEntry } from './store-snapshot.js';
+import type { HistoryRecord } from './store-snapshot.js';
 
 /**
  * A fresh UUID drawn from the OS each time: Node's default keeps a cache of entropy, which a
@@ -114,6 +116,17 @@ async function openOrCreate(
     text: serializeStoreDocument(snapshot),
   });
   return { snapshot, ...written };
+}
+
+/** The object a write stored, with `value` read back from the text it stored. */
+function asWritten<K extends Kind>(change: HistoryRecord, value: unknown): KVPair<K> {
+  const { entry } = change;
+  return {
+    key: entry.key as DatastoreKey<K>,
+    value: value as KVPair<K>['value'],
+    revision: String(entry.modRevision),
+    uid: entry.uid,
+  };
 }
 
 /** A lock failure as the store reports it: `Unavailable`, its message starting with the path. */
@@ -210,24 +223,37 @@ export async function createFileDatastore(options: FileDatastoreOptions = {}): P
     if (closed)
       throw new IpamError('Unavailable', `${path}: datastore is closed`, { identifier: path });
   };
-  /** One write: serialized in-process, then under the file lock, against the file's latest state. */
-  const mutate = async (mutation: Mutation) => {
+  /**
+   * Writes, all or none: serialized in-process, then under the file lock, against the file's
+   * latest state, in one replacement of the file. Returns the change each write made.
+   */
+  const mutate = async (mutations: readonly Mutation[]) => {
     ensureOpen();
     return queue.run(() =>
       withLock(lock, path, async () => {
         const base = await cache.refreshLocked();
-        const result = mutateSnapshot(base, mutation, { newUid: freshUuid(), historyLimit });
+        const result = mutateSnapshot(base, mutations, { newUid: freshUuid, historyLimit });
         const text = serializeStoreDocument(result.snapshot);
         // `base` was just read and checked under the lock: it becomes the previous generation.
         const written = await commitStoreFile({ fs, path, dirHandle, text, keepPrevious: true });
         cache.replace({ snapshot: result.snapshot, ...written });
-        return result.entry;
+        return result.changes;
       }),
     );
   };
-  // create, update and apply always return the entry written.
-  const written = <K extends Kind>(entry: StoredEntry | undefined): KVPair<K> =>
-    toKvPair(entry!) as KVPair<K>;
+  /** Writes one value; returns it as written, with the value read back from its text. */
+  const write = async <K extends Kind>(
+    op: 'create' | 'update' | 'apply',
+    kv: NewKVPair<K> & { revision?: string },
+  ): Promise<KVPair<K>> => {
+    const checked = encodeCheckedValue(kv.key, kv.value);
+    const mutation: Mutation =
+      op === 'update'
+        ? { op, key: kv.key, value: checked.text, revision: kv.revision! }
+        : { op, key: kv.key, value: checked.text };
+    const [change] = await mutate([mutation]);
+    return asWritten(change!, checked.value);
+  };
   /** A list out of one refreshed snapshot (the index belongs to the snapshot the cache holds). */
   const listFrom = <K extends Kind>(
     snapshot: Awaited<ReturnType<typeof cache.refresh>>,
@@ -245,25 +271,20 @@ export async function createFileDatastore(options: FileDatastoreOptions = {}): P
     return { items, revision: String(snapshot.revision) };
   };
   return {
-    async create(kv) {
-      const value = encodeCheckedValue(kv.key, kv.value);
-      return written(await mutate({ op: 'create', key: kv.key, value }));
-    },
-    async update(kv) {
-      const value = encodeCheckedValue(kv.key, kv.value);
-      return written(await mutate({ op: 'update', key: kv.key, value, revision: kv.revision }));
-    },
-    async apply(kv) {
-      const value = encodeCheckedValue(kv.key, kv.value);
-      return written(await mutate({ op: 'apply', key: kv.key, value }));
-    },
+    create: (kv) => write('create', kv),
+    update: (kv) => write('update', kv),
+    apply: (kv) => write('apply', kv),
     async delete(key, deleteOptions = {}) {
-      await mutate({
-        op: 'delete',
-        key,
-        ...(deleteOptions.revision !== undefined && { revision: deleteOptions.revision }),
-        ...(deleteOptions.uid !== undefined && { uid: deleteOptions.uid }),
-      });
+      await mutate([toMutation({ op: 'delete', key, options: deleteOptions }, () => '')]);
+    },
+    async transact(writes) {
+      const checked = writes.map((w) =>
+        w.op === 'delete' ? undefined : encodeCheckedValue(w.kv.key, w.kv.value),
+      );
+      const changes = await mutate(writes.map((w, i) => toMutation(w, () => checked[i]!.text)));
+      return changes.map((c, i) =>
+        c.type === 'deleted' ? undefined : asWritten(c, checked[i]!.value),
+      );
     },
     async get<K extends Kind>(key: DatastoreKey<K>): Promise<KVPair<K>> {
       ensureOpen();

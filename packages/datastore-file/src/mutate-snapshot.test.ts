@@ -9,22 +9,22 @@ import { emptySnapshot } from './store-snapshot.js';
 const key = (handleId: string): DatastoreKey<'IPAMHandle'> => ({ kind: 'IPAMHandle', handleId });
 const value = (handleId: string, n: number) =>
   encodeValue('IPAMHandle', { handleId, block: { '10.0.0.0/26': n }, deleted: false });
-const ctx = { newUid: 'uid-new', historyLimit: 3 };
+const ctx = { newUid: () => 'uid-new', historyLimit: 3 };
 
 function run(mutations: Mutation[], start: StoreSnapshot = emptySnapshot('s')): StoreSnapshot {
-  return mutations.reduce((s, m) => mutateSnapshot(s, m, ctx).snapshot, start);
+  return mutations.reduce((s, m) => mutateSnapshot(s, [m], ctx).snapshot, start);
 }
 
 describe('mutateSnapshot', () => {
   const base = run([{ op: 'create', key: key('a'), value: value('a', 1) }]);
 
   it('creates at the next revision with a fresh uid, and leaves the input snapshot alone', () => {
-    const { snapshot, entry } = mutateSnapshot(
+    const { snapshot, changes } = mutateSnapshot(
       base,
-      { op: 'create', key: key('b'), value: value('b', 1) },
+      [{ op: 'create', key: key('b'), value: value('b', 1) }],
       ctx,
     );
-    expect(entry).toMatchObject({ modRevision: 2, createRevision: 2, uid: 'uid-new' });
+    expect(changes[0]!.entry).toMatchObject({ modRevision: 2, createRevision: 2, uid: 'uid-new' });
     expect(snapshot).toMatchObject({ revision: 2, compactedRevision: 0 });
     expect(snapshot.history.map((r) => [r.type, r.revision, r.path])).toEqual([
       ['added', 1, '/calico/ipam/v2/handle/a'],
@@ -54,11 +54,11 @@ describe('mutateSnapshot', () => {
   // The rules themselves are ipam-core's applyMutation (its tests); here, that they apply.
   it('refuses a write that breaks them with their code, and changes nothing', () => {
     const stale: Mutation = { op: 'update', key: key('a'), value: '{}', revision: '0' };
-    expect(() => mutateSnapshot(base, stale, ctx)).toThrow(
+    expect(() => mutateSnapshot(base, [stale], ctx)).toThrow(
       expect.objectContaining({ code: 'UpdateConflict' }),
     );
     const again: Mutation = { op: 'create', key: key('a'), value: '{}' };
-    expect(() => mutateSnapshot(base, again, ctx)).toThrow(
+    expect(() => mutateSnapshot(base, [again], ctx)).toThrow(
       expect.objectContaining({ code: 'AlreadyExists' }),
     );
     expect(base).toMatchObject({ revision: 1, compactedRevision: 0 });
@@ -86,11 +86,38 @@ describe('mutateSnapshot', () => {
     );
     expect(many).toMatchObject({ revision: 6, compactedRevision: 3 });
     expect(many.history.map((r) => r.revision)).toEqual([4, 5, 6]);
-    const none = mutateSnapshot(
-      base,
-      { op: 'apply', key: key('c'), value: value('c', 0) },
-      { ...ctx, historyLimit: 0 },
-    );
+    const none = mutateSnapshot(base, [{ op: 'apply', key: key('c'), value: value('c', 0) }], {
+      ...ctx,
+      historyLimit: 0,
+    });
     expect(none.snapshot).toMatchObject({ revision: 2, compactedRevision: 2, history: [] });
+  });
+
+  it('applies several writes as one, each at its own revision, or none of them', () => {
+    const { snapshot, changes } = mutateSnapshot(
+      base,
+      [
+        { op: 'update', key: key('a'), value: value('a', 2), revision: '1' },
+        { op: 'create', key: key('b'), value: value('b', 1) },
+      ],
+      ctx,
+    );
+    expect(changes.map((c) => [c.type, c.revision])).toEqual([
+      ['modified', 2],
+      ['added', 3],
+    ]);
+    expect(snapshot).toMatchObject({ revision: 3, compactedRevision: 0 });
+    expect(snapshot.history).toHaveLength(3);
+    const refused = (): unknown =>
+      mutateSnapshot(
+        snapshot,
+        [
+          { op: 'create', key: key('c'), value: value('c', 1) },
+          { op: 'update', key: key('b'), value: value('b', 2), revision: '2' },
+        ],
+        ctx,
+      );
+    expect(refused).toThrow(expect.objectContaining({ code: 'UpdateConflict' }));
+    expect(snapshot.entries.has('/calico/ipam/v2/handle/c')).toBe(false);
   });
 });

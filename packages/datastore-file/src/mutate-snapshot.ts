@@ -1,55 +1,58 @@
-import { applyMutation } from '@netledger/ipam-core/adapter';
+import { applyTransaction } from '@netledger/ipam-core/adapter';
 import type { Mutation as EntryMutation } from '@netledger/ipam-core/adapter';
-import type { HistoryRecord, StoreSnapshot, StoredEntry } from './store-snapshot.js';
+import type { HistoryRecord, StoreSnapshot } from './store-snapshot.js';
 
 /** One write, with its value already encoded as Calico JSON text. */
 export type Mutation = EntryMutation<string>;
 
 /** What {@link mutateSnapshot} needs besides the snapshot. */
 export interface MutationContext {
-  /** The uid a newly created object gets. */
-  readonly newUid: string;
+  /** The uid of the next newly created object. */
+  readonly newUid: () => string;
   /** How many changes the history keeps. */
   readonly historyLimit: number;
 }
 
-/** The new snapshot, and the object as written (absent for a delete). */
+/** The new snapshot, and the change each write made, in order. */
 export interface MutationResult {
   readonly snapshot: StoreSnapshot;
-  readonly entry?: StoredEntry;
+  readonly changes: readonly HistoryRecord[];
 }
 
-function withChange(
+function withChanges(
   snapshot: StoreSnapshot,
-  record: HistoryRecord,
+  records: readonly HistoryRecord[],
   historyLimit: number,
 ): StoreSnapshot {
   const entries = new Map(snapshot.entries);
-  if (record.type === 'deleted') entries.delete(record.path);
-  else entries.set(record.path, record.entry);
-  const all = [...snapshot.history, record];
+  for (const record of records) {
+    if (record.type === 'deleted') entries.delete(record.path);
+    else entries.set(record.path, record.entry);
+  }
+  const all = [...snapshot.history, ...records];
   const keep = Math.max(0, historyLimit);
   const history = all.length > keep ? all.slice(all.length - keep) : all;
+  const revision = records.at(-1)?.revision ?? snapshot.revision;
   return {
     storeId: snapshot.storeId,
-    revision: record.revision,
-    compactedRevision: record.revision - history.length,
+    revision,
+    compactedRevision: revision - history.length,
     entries,
     history,
   };
 }
 
 /**
- * Applies one write to a snapshot with ipam-core's compare-and-swap rules (`applyMutation`, whose
- * `IpamError`s it throws) and returns a new snapshot; the input is not changed. The change is
- * appended to the history, dropping the oldest records beyond `historyLimit`.
+ * Applies writes to a snapshot, all or none, with ipam-core's compare-and-swap rules
+ * (`applyTransaction`, whose `IpamError`s it throws), and returns a new snapshot; the input is
+ * not changed. Each write is one change at the next revision, appended to the history, dropping
+ * the oldest records beyond `historyLimit`.
  */
 export function mutateSnapshot(
   snapshot: StoreSnapshot,
-  mutation: Mutation,
+  mutations: readonly Mutation[],
   context: MutationContext,
 ): MutationResult {
-  const change = applyMutation(snapshot, mutation, { newUid: context.newUid });
-  const next = withChange(snapshot, change, context.historyLimit);
-  return change.type === 'deleted' ? { snapshot: next } : { snapshot: next, entry: change.entry };
+  const changes = applyTransaction(snapshot, mutations, context.newUid);
+  return { snapshot: withChanges(snapshot, changes, context.historyLimit), changes };
 }

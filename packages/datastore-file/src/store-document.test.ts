@@ -14,30 +14,34 @@ const BLOCK_PATH = '/calico/ipam/v2/assignment/ipv4/block/10.0.0.0-30';
 
 function sample(): StoreSnapshot {
   const block = new BlockBuilder('10.0.0.0/30').affine('node1').allocate([0], 'h1').build();
-  const ctx = { newUid: 'u1', historyLimit: 10 };
+  const ctx = { newUid: () => 'u1', historyLimit: 10 };
   let s = mutateSnapshot(
     emptySnapshot('store-1'),
-    {
-      op: 'create',
-      key: { kind: 'IPAMBlock', cidr: '10.0.0.0/30' },
-      value: encodeValue('IPAMBlock', block),
-    },
+    [
+      {
+        op: 'create',
+        key: { kind: 'IPAMBlock', cidr: '10.0.0.0/30' },
+        value: encodeValue('IPAMBlock', block),
+      },
+    ],
     ctx,
   ).snapshot;
   s = mutateSnapshot(
     s,
-    {
-      op: 'create',
-      key: { kind: 'IPAMHandle', handleId: 'h1' },
-      value: encodeValue('IPAMHandle', {
-        handleId: 'h1',
-        block: { '10.0.0.0/30': 1 },
-        deleted: false,
-      }),
-    },
+    [
+      {
+        op: 'create',
+        key: { kind: 'IPAMHandle', handleId: 'h1' },
+        value: encodeValue('IPAMHandle', {
+          handleId: 'h1',
+          block: { '10.0.0.0/30': 1 },
+          deleted: false,
+        }),
+      },
+    ],
     ctx,
   ).snapshot;
-  return mutateSnapshot(s, { op: 'delete', key: { kind: 'IPAMHandle', handleId: 'h1' } }, ctx)
+  return mutateSnapshot(s, [{ op: 'delete', key: { kind: 'IPAMHandle', handleId: 'h1' } }], ctx)
     .snapshot;
 }
 

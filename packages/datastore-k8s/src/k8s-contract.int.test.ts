@@ -8,5 +8,6 @@ const kube = createSharedKube();
 afterAll(() => kube.stop());
 describeDatastoreContract('kubernetes (kube-apiserver, Calico CRDs)', {
   listOrder: 'name',
+  transact: false,
   ...createWipedKubeTarget(kube),
 });

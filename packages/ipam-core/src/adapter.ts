@@ -26,6 +26,7 @@ export {
 export type { JsonValue } from './codec/json.js';
 export { decodeValue, encodeValue } from './codec/value-codec.js';
 export { applyMutation } from './datastore/apply-mutation.js';
+export { applyTransaction, toMutation } from './datastore/apply-transaction.js';
 export type {
   EntryChange,
   EntryState,

@@ -32,6 +32,7 @@ export type {
   KVPair,
   ListResult,
   NewKVPair,
+  TransactionWrite,
   WatchEvent,
   WatchOptions,
   WatchStream,

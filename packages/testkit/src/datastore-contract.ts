@@ -14,6 +14,8 @@ export interface ContractTarget {
   readonly listOrder?: 'path' | 'name';
   /** False for a store that does not offer `listMany` (callers then fall back to `list`). */
   readonly listMany?: boolean;
+  /** False for a store that does not offer `transact` (callers then write one object at a time). */
+  readonly transact?: boolean;
 }
 
 const blockKey = (cidr: string): DatastoreKey<'IPAMBlock'> => ({ kind: 'IPAMBlock', cidr });
@@ -245,6 +247,60 @@ export function describeDatastoreContract(name: string, target: ContractTarget):
         '/calico/ipam/v2/host/node1/ipv6/block/fd00::-122',
       ]);
       expect(new Set(many.map((r) => r.revision)).size).toBe(1);
+    });
+
+    it("transact, where offered, writes all or nothing and raises the failing write's error", async () => {
+      if (target.transact === false) {
+        expect(ds.transact).toBeUndefined();
+        return;
+      }
+      expect(ds.transact).toBeTypeOf('function');
+      const block = new BlockBuilder('10.0.0.0/30').build();
+      const handle = { handleId: 'h', block: { '10.0.0.0/30': 1 }, deleted: false };
+      const [h, b] = await ds.transact!([
+        { op: 'create', kv: { key: handleKey('h'), value: handle } },
+        { op: 'create', kv: { key: blockKey('10.0.0.0/30'), value: block } },
+      ]);
+      expect(h!.value).toEqual(handle);
+      expect(b!.value).toEqual(block);
+      expect((await ds.get(handleKey('h'))).revision).toBe(h!.revision);
+      expect((await ds.get(blockKey('10.0.0.0/30'))).revision).toBe(b!.revision);
+      const untouched = async (): Promise<void> => {
+        await expectCode(ds.get(handleKey('other')), 'DoesNotExist');
+        expect((await ds.get(handleKey('h'))).revision).toBe(h!.revision);
+      };
+      const fresh = { op: 'create', kv: { key: handleKey('other'), value: handle } } as const;
+      // A stale revision, an existing key, a missing key: the error of the write that fails.
+      await expectCode(
+        ds.transact!([
+          fresh,
+          { op: 'update', kv: { ...b!, revision: String(Number(b!.revision) + 1000) } },
+        ]),
+        'UpdateConflict',
+      );
+      await untouched();
+      await expectCode(ds.transact!([fresh, { op: 'create', kv: h! }]), 'AlreadyExists');
+      await untouched();
+      await expectCode(
+        ds.transact!([fresh, { op: 'delete', key: handleKey('missing') }]),
+        'DoesNotExist',
+      );
+      await untouched();
+      await expectCode(
+        ds.transact!([fresh, { op: 'update', kv: { ...fresh.kv, revision: h!.revision } }]),
+        'InvalidArgument',
+      );
+      await untouched();
+      // Updates and a delete at the revisions read; the results carry the new revisions.
+      const [nextBlock, gone] = await ds.transact!([
+        { op: 'update', kv: { ...b!, value: new BlockBuilder('10.0.0.0/30').build() } },
+        { op: 'delete', key: handleKey('h'), options: { revision: h!.revision } },
+      ]);
+      expect(gone).toBeUndefined();
+      await expectCode(ds.get(handleKey('h')), 'DoesNotExist');
+      expect(nextBlock!.revision).not.toBe(b!.revision);
+      expect((await ds.get(blockKey('10.0.0.0/30'))).revision).toBe(nextBlock!.revision);
+      await expectCode(ds.update(b!), 'UpdateConflict');
     });
 
     it('loses no update when many writers race compare-and-swap increments on one key', async () => {

@@ -16,6 +16,15 @@ export interface NewKVPair<K extends Kind = Kind> {
   readonly value: ValueByKind[K];
 }
 
+/**
+ * One write of a {@link Datastore.transact} transaction, with the same compare-and-swap rules as
+ * the single-object call of the same name.
+ */
+export type TransactionWrite =
+  | { readonly op: 'create'; readonly kv: NewKVPair }
+  | { readonly op: 'update'; readonly kv: KVPair }
+  | { readonly op: 'delete'; readonly key: DatastoreKey; readonly options?: DeleteOptions };
+
 /** Preconditions for `delete`. */
 export interface DeleteOptions {
   /** Delete only if the object is still at this revision (otherwise `UpdateConflict`). */
@@ -85,6 +94,16 @@ export interface Datastore {
    * Results are in the order of `options`.
    */
   listMany?(options: readonly ListOptions[]): Promise<ListResult[]>;
+  /**
+   * Several compare-and-swap writes applied together or not at all, in one durable write (etcd:
+   * one transaction; the file store: one replacement of its file). Results are in the order of
+   * `writes`: the object as written, undefined for a delete. When a precondition fails nothing is
+   * written and the error is the one the first failing write would raise alone (`AlreadyExists`,
+   * `DoesNotExist`, `UpdateConflict`, naming its key); `Unavailable` leaves the outcome unknown
+   * (all or none applied). Two writes to one key are `InvalidArgument`. Optional: Kubernetes has
+   * no multi-object transaction, and callers write one object at a time where it is absent.
+   */
+  transact?(writes: readonly TransactionWrite[]): Promise<(KVPair | undefined)[]>;
   /** Watches matching objects, from a revision when given. */
   watch(options: ListOptions, watchOptions?: WatchOptions): WatchStream;
   /**

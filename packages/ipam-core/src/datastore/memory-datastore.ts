@@ -2,6 +2,7 @@ import { IpamError } from '../errors.js';
 import type { DatastoreKey, Kind, ListOptions } from '../model/keys.js';
 import { keyToPath, listPrefixes, matchesListOptions } from '../model/keys.js';
 import { applyMutation } from './apply-mutation.js';
+import { applyTransaction, toMutation } from './apply-transaction.js';
 import type { EntryChange, Mutation, StoredEntry } from './apply-mutation.js';
 import type {
   Datastore,
@@ -50,22 +51,19 @@ export function createMemoryDatastore(options: MemoryDatastoreOptions = {}): Dat
     revision: String(e.modRevision),
     uid: e.uid,
   });
-  /** Applies one write with the shared CAS rules, then records it and tells the watchers. */
-  const commit = (mutation: Mutation<unknown>): EntryChange<unknown> => {
-    const change = applyMutation({ entries, revision }, mutation, {
-      newUid: `uid-${revision + 1}`,
-    });
+  /** Records a change the shared CAS rules computed, and tells the watchers. */
+  const record = (change: EntryChange<unknown>): void => {
     revision = change.revision;
     if (change.type === 'deleted') {
       entries.delete(change.path);
       index.delete(change.path);
       hub.publish({
         type: 'deleted',
-        key: mutation.key,
+        key: change.entry.key,
         previous: toKv(change.entry),
         revision: String(revision),
       });
-      return change;
+      return;
     }
     deepFreeze(change.entry.key);
     deepFreeze(change.entry.value);
@@ -76,6 +74,13 @@ export function createMemoryDatastore(options: MemoryDatastoreOptions = {}): Dat
       kv: toKv(change.entry),
       revision: String(revision),
     } satisfies WatchEvent);
+  };
+  /** Applies one write with the shared CAS rules. */
+  const commit = (mutation: Mutation<unknown>): EntryChange<unknown> => {
+    const change = applyMutation({ entries, revision }, mutation, {
+      newUid: `uid-${revision + 1}`,
+    });
+    record(change);
     return change;
   };
   const listNow = <K extends Kind>(options: ListOptions<K>): ListResult<K> => {
@@ -107,6 +112,18 @@ export function createMemoryDatastore(options: MemoryDatastoreOptions = {}): Dat
     async delete(key: DatastoreKey, options: DeleteOptions = {}): Promise<void> {
       open();
       commit({ op: 'delete', key, ...options });
+    },
+    async transact(writes) {
+      open();
+      // Keys are copied before they are frozen, as the single writes do.
+      const mutations = writes.map((w) => {
+        const m = toMutation<unknown>(w, (x) => x.kv.value);
+        return { ...m, key: { ...m.key } };
+      });
+      // Every precondition is checked before the first change is recorded: all or nothing.
+      const changes = applyTransaction({ entries, revision }, mutations, (r) => `uid-${r}`);
+      for (const change of changes) record(change);
+      return changes.map((c) => (c.type === 'deleted' ? undefined : toKv(c.entry)));
     },
     async get<K extends Kind>(key: DatastoreKey<K>): Promise<KVPair<K>> {
       open();

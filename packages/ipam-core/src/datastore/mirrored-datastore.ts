@@ -1,7 +1,15 @@
 import { IpamError, isIpamError } from '../errors.js';
 import type { DatastoreKey, Kind, ListOptions } from '../model/keys.js';
 import { describeKey, matchesListOptions } from '../model/keys.js';
-import type { Datastore, KVPair, ListResult, WatchEvent, WatchStream } from './datastore.js';
+import type {
+  Datastore,
+  DeleteOptions,
+  KVPair,
+  ListResult,
+  TransactionWrite,
+  WatchEvent,
+  WatchStream,
+} from './datastore.js';
 import { createMirrorState } from './mirror-state.js';
 import { parseRevision } from './revision.js';
 
@@ -227,7 +235,8 @@ export function createMirroredDatastore(
     const revision = parseRevision(event.revision);
     if (event.type === 'deleted') state.observeGone(key, revision);
     else state.observePut(event.kv);
-    // The port writes one key per revision, so nothing of this kind up to here is still to come.
+    // The port writes one key per revision (a transaction: one key of a kind per revision), so
+    // nothing of this kind up to here is still to come.
     state.advance(kind, revision);
   }
 
@@ -296,21 +305,50 @@ export function createMirroredDatastore(
     return String(min);
   };
 
+  /**
+   * The version a delete surely removes: the one it names, else the one known now (a version the
+   * watch brings in meanwhile may be a re-create after it, so it is not used).
+   */
+  const goneRevision = (key: DatastoreKey, o: DeleteOptions | undefined): string | undefined =>
+    holds(key) ? (o?.revision ?? state.get(key)?.revision) : undefined;
+  const learnGone = (key: DatastoreKey, gone: string | undefined): void => {
+    if (gone !== undefined && holds(key)) learn(() => state.observeGone(key, parseRevision(gone)));
+  };
+
   const listMany = inner.listMany?.bind(inner);
+  const transact = inner.transact?.bind(inner);
   return {
     isSynced: () => status === 'synced',
     create: (kv) => writeThrough(kv.key, () => inner.create(kv)),
     update: (kv) => writeThrough(kv.key, () => inner.update(kv)),
     apply: (kv) => writeThrough(kv.key, () => inner.apply(kv)),
     async delete(key, deleteOptions) {
-      // Versions up to the one known now are surely gone after the delete; a version the watch
-      // brings in meanwhile may be a re-create after it, so it is not used.
-      const known = holds(key) ? state.get(key) : undefined;
+      const gone = goneRevision(key, deleteOptions);
       await write(key, () => inner.delete(key, deleteOptions));
-      if (!holds(key)) return;
-      const gone = deleteOptions?.revision ?? known?.revision;
-      if (gone !== undefined) learn(() => state.observeGone(key, parseRevision(gone)));
+      learnGone(key, gone);
     },
+    ...(transact && {
+      async transact(writes: readonly TransactionWrite[]): Promise<(KVPair | undefined)[]> {
+        const keys = writes.map((w) => (w.op === 'delete' ? w.key : w.kv.key));
+        const gone = writes.map((w) =>
+          w.op === 'delete' ? goneRevision(w.key, w.options) : undefined,
+        );
+        let results;
+        try {
+          results = await transact(writes);
+        } catch (e) {
+          if (isIpamError(e, 'UpdateConflict', 'AlreadyExists', 'DoesNotExist'))
+            await Promise.all(keys.filter(holds).map(refresh));
+          throw e;
+        }
+        for (const [i, kv] of results.entries()) {
+          if (kv) {
+            if (holds(kv.key)) learn(() => state.observePut(kv));
+          } else learnGone(keys[i]!, gone[i]);
+        }
+        return results;
+      },
+    }),
     async get<K extends Kind>(key: DatastoreKey<K>): Promise<KVPair<K>> {
       if (!holds(key) || !(await ready())) return inner.get(key);
       const kv = state.get(key);
