@@ -1,5 +1,6 @@
 import { createMemoryDatastore } from '@netledger/ipam-core';
 import type { Datastore, KVPair } from '@netledger/ipam-core';
+import { BlockBuilder } from '@netledger/testkit';
 import { describe, expect, it } from 'vitest';
 import { countedDatastore } from './counted-datastore.js';
 import { createWrittenVersions } from './written-versions.js';
@@ -58,6 +59,41 @@ describe('createWrittenVersions', () => {
       expect((await ds.get(handleKey)).revision).toBe(theirs.revision);
     });
     expect(outcome).toEqual({ answered: true, stale: true });
+  });
+
+  it('remembers what a transaction wrote, forgets what it deleted, and every key of one refused', async () => {
+    const { store, gets, versions } = setup();
+    const ds = versions.datastore;
+    const blockKey = { kind: 'IPAMBlock', cidr: '10.0.0.0/26' } as const;
+    const block = await store.create({
+      key: blockKey,
+      value: new BlockBuilder('10.0.0.0/26').build(),
+    });
+    const [mine] = await ds.transact!([
+      { op: 'create', kv: { key: handleKey, value: handle(1) } },
+      { op: 'update', kv: block },
+    ]);
+    const trusted = await versions.trusting(() => ds.get(handleKey));
+    expect(trusted.value.revision).toBe(mine!.revision);
+    expect(versions.size()).toBe(2);
+    // Refused (the block's revision is stale): both keys are forgotten, and reads go to the store.
+    await expect(
+      ds.transact!([
+        { op: 'delete', key: handleKey, options: { revision: mine!.revision } },
+        { op: 'update', kv: block },
+      ]),
+    ).rejects.toMatchObject({ code: 'UpdateConflict' });
+    expect(versions.size()).toBe(0);
+    const before = gets();
+    await versions.trusting(() => ds.get(handleKey));
+    expect(gets()).toBe(before + 1);
+    const fresh = await ds.get(blockKey);
+    await ds.transact!([
+      { op: 'delete', key: handleKey, options: { revision: mine!.revision } },
+      { op: 'update', kv: fresh },
+    ]);
+    expect(versions.size()).toBe(1);
+    expect((await versions.trusting(() => ds.get(blockKey))).outcome.answered).toBe(true);
   });
 
   it('forgets the oldest beyond its limit', async () => {

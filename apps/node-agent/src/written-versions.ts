@@ -8,7 +8,7 @@
 // process replaced (a plugin that ran in-process meanwhile) can never make it miss an address.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { keyToPath } from '@netledger/ipam-core/adapter';
-import type { Datastore, DatastoreKey, KVPair, Kind } from '@netledger/ipam-core';
+import type { Datastore, DatastoreKey, KVPair, Kind, TransactionWrite } from '@netledger/ipam-core';
 
 /** How many objects the agent remembers (the oldest are forgotten first). */
 const DEFAULT_LIMIT = 4096;
@@ -39,8 +39,9 @@ export interface WrittenVersions {
 
 /**
  * Wraps `inner` with {@link WrittenVersions}: blocks and handles returned by its `get`, `create`,
- * `update` and `apply` are remembered (at most `limit`, oldest forgotten first); a `delete`, or any
- * failed write of a key (a conflict: another writer changed it; or an unknown outcome), forgets it.
+ * `update`, `apply` and `transact` are remembered (at most `limit`, oldest forgotten first); a
+ * `delete`, or any failed write of a key (a conflict: another writer changed it; or an unknown
+ * outcome; for a transaction, every key in it), forgets it.
  * Lists and watches are not affected.
  */
 export function createWrittenVersions(inner: Datastore, limit = DEFAULT_LIMIT): WrittenVersions {
@@ -72,6 +73,7 @@ export function createWrittenVersions(inner: Datastore, limit = DEFAULT_LIMIT): 
   };
   const listMany = inner.listMany?.bind(inner);
   const upgrade = inner.upgradeAffinityLabels?.bind(inner);
+  const transact = inner.transact?.bind(inner);
   const datastore: Datastore = {
     async get<K extends Kind>(key: DatastoreKey<K>): Promise<KVPair<K>> {
       const trust = trusted.getStore();
@@ -99,6 +101,23 @@ export function createWrittenVersions(inner: Datastore, limit = DEFAULT_LIMIT): 
         await inner.delete(key, options);
         if (KINDS.has(key.kind)) known.delete(keyToPath(key));
       }),
+    ...(transact && {
+      async transact(writes: readonly TransactionWrite[]) {
+        const keys = writes.map((w) => (w.op === 'delete' ? w.key : w.kv.key));
+        let results;
+        try {
+          results = await transact(writes);
+        } catch (e) {
+          keys.forEach(forget);
+          throw e;
+        }
+        results.forEach((kv, i) => {
+          if (kv) remember(kv);
+          else if (KINDS.has(keys[i]!.kind)) known.delete(keyToPath(keys[i]!));
+        });
+        return results;
+      },
+    }),
     list: (options) => inner.list(options),
     ...(listMany && { listMany }),
     watch: (options, watchOptions) => inner.watch(options, watchOptions),

@@ -37,6 +37,7 @@ export type {
 export {
   alreadyExistsError,
   doesNotExistError,
+  refusesKey,
   updateConflictError,
 } from './datastore/store-errors.js';
 export { createWatchHub } from './datastore/watch-hub.js';

@@ -84,4 +84,34 @@ describe('createPresumingDatastore', () => {
     expect((await b).value).toMatchObject({ value: { handleId: 'net.a' } });
     expect((await a).value).toMatchObject({ code: 'DoesNotExist' });
   });
+
+  it('decides it by a transaction that creates the handle, refuted only by the handle itself', async () => {
+    const inner = createMemoryDatastore();
+    const { datastore, presume } = createPresumingDatastore(inner);
+    const created = await presume('net.c1', () =>
+      datastore.transact!([
+        { op: 'create', kv: { key: handle('net.c1'), value: value('net.c1') } },
+      ]),
+    );
+    expect(created.presumption.outcome).toBe('confirmed');
+    await withHandle(inner, 'other');
+    // An AlreadyExists about another key of the transaction passes through and decides nothing.
+    const other = await presume('net.c2', async () => {
+      await expect(
+        datastore.transact!([
+          { op: 'create', kv: { key: handle('net.c2'), value: value('net.c2') } },
+          { op: 'create', kv: { key: handle('other'), value: value('other') } },
+        ]),
+      ).rejects.toMatchObject({ code: 'AlreadyExists' });
+    });
+    expect(other.presumption.outcome).toBe('untested');
+    const refuted = await presume('net.c1', async () => {
+      const e: unknown = await datastore.transact!([
+        { op: 'create', kv: { key: handle('net.c1'), value: value('net.c1') } },
+      ]).catch((x: unknown) => x);
+      expect(e).toMatchObject({ name: 'PresumptionRefuted' });
+    });
+    expect(refuted.presumption.outcome).toBe('refuted');
+    await expect(inner.get(handle('net.c2'))).rejects.toMatchObject({ code: 'DoesNotExist' });
+  });
 });

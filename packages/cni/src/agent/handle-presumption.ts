@@ -4,7 +4,8 @@
 // first write to it, which fails AlreadyExists if it was there, checks the presumption.
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { IpamError, isIpamError } from '@netledger/ipam-core';
-import type { Datastore, DatastoreKey, Kind } from '@netledger/ipam-core';
+import type { Datastore, DatastoreKey, Kind, TransactionWrite } from '@netledger/ipam-core';
+import { refusesKey } from '@netledger/ipam-core/adapter';
 
 /** One request's presumption that a handle does not exist, and what became of it. */
 export interface HandlePresumption {
@@ -45,8 +46,29 @@ export function createPresumingDatastore(inner: Datastore): PresumingDatastore {
       ? p
       : undefined;
   };
+  /**
+   * Runs the first create of a presumed-absent handle, which decides the presumption; in a
+   * transaction, only an AlreadyExists naming the handle refutes it.
+   */
+  const deciding = async <T>(
+    p: HandlePresumption,
+    create: () => Promise<T>,
+    inTransaction = false,
+  ): Promise<T> => {
+    try {
+      const created = await create();
+      p.outcome = 'confirmed';
+      return created;
+    } catch (e) {
+      if (!isIpamError(e, 'AlreadyExists')) throw e;
+      if (inTransaction && !refusesKey(e, { kind: 'IPAMHandle', handleId: p.handleId })) throw e;
+      p.outcome = 'refuted';
+      throw new PresumptionRefuted(`handle ${p.handleId} exists: the request is redone`);
+    }
+  };
   const listMany = inner.listMany?.bind(inner);
   const upgrade = inner.upgradeAffinityLabels?.bind(inner);
+  const transact = inner.transact?.bind(inner);
   const datastore: Datastore = {
     async get<K extends Kind>(key: DatastoreKey<K>) {
       const p = presumedFor(key);
@@ -56,17 +78,16 @@ export function createPresumingDatastore(inner: Datastore): PresumingDatastore {
     },
     async create(kv) {
       const p = presumedFor(kv.key);
-      if (!p) return inner.create(kv);
-      try {
-        const created = await inner.create(kv);
-        p.outcome = 'confirmed';
-        return created;
-      } catch (e) {
-        if (!isIpamError(e, 'AlreadyExists')) throw e;
-        p.outcome = 'refuted';
-        throw new PresumptionRefuted(`handle ${p.handleId} exists: the request is redone`);
-      }
+      return p ? deciding(p, () => inner.create(kv)) : inner.create(kv);
     },
+    ...(transact && {
+      async transact(writes: readonly TransactionWrite[]) {
+        const p = writes
+          .map((w) => (w.op === 'create' ? presumedFor(w.kv.key) : undefined))
+          .find((x) => x !== undefined);
+        return p ? deciding(p, () => transact(writes), true) : transact(writes);
+      },
+    }),
     update: (kv) => inner.update(kv),
     apply: (kv) => inner.apply(kv),
     delete: (key, options) => inner.delete(key, options),

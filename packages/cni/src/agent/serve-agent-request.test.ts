@@ -14,7 +14,7 @@ import { storeIdentity } from './store-identity.js';
 
 const NODE = 'node-a';
 const READS = new Set(['get', 'list', 'listMany']);
-const WRITES = new Set(['create', 'update', 'apply', 'delete']);
+const WRITES = new Set(['create', 'update', 'apply', 'delete', 'transact']);
 
 /** A store recording the operations sent to it. */
 function counting(inner: Datastore): { ds: Datastore; ops: string[] } {
@@ -24,7 +24,9 @@ function counting(inner: Datastore): { ds: Datastore; ops: string[] } {
       const v = Reflect.get(target, prop, receiver) as unknown;
       if (typeof v !== 'function' || typeof prop !== 'string') return v;
       return (...args: unknown[]) => {
-        if (READS.has(prop) || WRITES.has(prop)) ops.push(prop);
+        if (prop === 'transact')
+          ops.push(`transact:${(args[0] as { op: string }[]).map((w) => w.op).join('+')}`);
+        else if (READS.has(prop) || WRITES.has(prop)) ops.push(prop);
         return (v as (...a: unknown[]) => unknown).apply(target, args);
       };
     },
@@ -161,17 +163,17 @@ describe('serveAgentRequest answers as the plugin does', () => {
     expect(again.output.stderr).toMatch(/^\S+ \[INFO\] ADD repeated for net1\.c1/);
   });
 
-  it('a steady-state ADD sends the store its two writes and no read; a DEL its two writes', async () => {
+  it('a steady-state ADD sends the store one transaction and no read; a DEL one transaction', async () => {
     agent = await setUp();
     answered(await agent.serve(env('ADD', 'warm'), conf())); // syncs the mirror, claims a block
     for (let i = 0; i < 5; i++) {
       agent.raw.ops.length = 0;
       answered(await agent.serve(env('ADD', `c${i}`), conf()));
-      expect(agent.raw.ops).toEqual(['create', 'update']); // the handle, then the block
+      expect(agent.raw.ops).toEqual(['transact:create+update']); // the handle and the block
     }
     agent.raw.ops.length = 0;
     answered(await agent.serve(env('DEL', 'c0'), conf()));
-    expect(agent.raw.ops.filter((op) => WRITES.has(op))).toEqual(['update', 'delete']);
+    expect(agent.raw.ops.filter((op) => !READS.has(op))).toEqual(['transact:update+delete']);
   });
 
   it('passes log lines on and returns them as standard error', async () => {
@@ -219,6 +221,6 @@ describe('serveAgentRequest sends back what is not its to serve', () => {
       code: 11,
       msg: expect.stringContaining('client went away'),
     });
-    expect(agent.raw.ops.filter((op) => WRITES.has(op))).toEqual([]);
+    expect(agent.raw.ops.filter((op) => !READS.has(op))).toEqual([]);
   });
 });

@@ -1,9 +1,8 @@
 import type { AddressFilter } from '@netledger/accounting';
 import { autoAssignFromBlock } from '../block/block-auto-assign.js';
 import type { LoadedBlock } from './block-reader-writer.js';
-import { incrementHandle } from './handles.js';
 import type { IpamContext } from './ipam-context.js';
-import { writeCountedBlock } from './write-counted-block.js';
+import { countAndWriteBlock } from './write-counted-block.js';
 
 /** Arguments of {@link assignFromExistingBlock}. */
 export interface AssignFromBlockArgs {
@@ -21,11 +20,10 @@ export type AssignFromBlockResult =
   { readonly kind: 'assigned'; readonly ips: string[] } | { readonly kind: 'maxAllocReached' };
 
 /**
- * Allocates up to `num` addresses from a loaded block in one CAS write. The handle is counted
- * first (by the number actually assigned, fixing Calico's over-count by the number requested),
- * then the block is written; if that write definitely failed the handle is decremented again (not
- * after `Unavailable`, whose write may have applied) and the error (`UpdateConflict` included, for
- * the caller's retry loop) propagates.
+ * Allocates up to `num` addresses from a loaded block in one CAS write, counted on the handle by
+ * the number actually assigned (fixing Calico's over-count by the number requested):
+ * `countAndWriteBlock`, in one transaction where the store has them. A block write that failed
+ * (`UpdateConflict` included, for the caller's retry loop) propagates.
  */
 export async function assignFromExistingBlock(
   ctx: IpamContext,
@@ -35,22 +33,15 @@ export async function assignFromExistingBlock(
   const { block, ips } = autoAssignFromBlock(loaded.block, args);
   if (ips.length === 0) return { kind: 'assigned', ips };
   const blockCidr = loaded.block.cidr;
-  if (args.handleId !== undefined) {
-    const counted = await incrementHandle(ctx, {
-      handleId: args.handleId,
-      blockCidr,
-      count: ips.length,
-      ...(args.maxAllocPerVersion !== undefined && { maxAllocPerVersion: args.maxAllocPerVersion }),
-    });
-    if (!counted.ok) return { kind: 'maxAllocReached' };
-  }
-  await writeCountedBlock(ctx, {
+  const counted = await countAndWriteBlock(ctx, {
     kv: loaded.kv,
     block,
     counted:
       args.handleId === undefined
         ? undefined
         : { handleId: args.handleId, blockCidr, count: ips.length },
+    ...(args.maxAllocPerVersion !== undefined && { maxAllocPerVersion: args.maxAllocPerVersion }),
   });
+  if (!counted.ok) return { kind: 'maxAllocReached' };
   return { kind: 'assigned', ips };
 }

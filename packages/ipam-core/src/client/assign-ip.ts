@@ -12,11 +12,10 @@ import { blockCidrForIp, poolForIp } from '../pools/pool-for-ip.js';
 import { affinityFor } from './auto-assign.js';
 import type { LoadedBlock } from './block-reader-writer.js';
 import { claimAffineBlock, getPendingAffinity, queryBlock } from './block-reader-writer.js';
-import { incrementHandle } from './handles.js';
 import type { IpamContext } from './ipam-context.js';
 import { loadConfig, loadPools } from './ipam-reads.js';
 import { existingAllocationsForCappedHandle } from './ips-by-handle.js';
-import { writeCountedBlock } from './write-counted-block.js';
+import { countAndWriteBlock } from './write-counted-block.js';
 
 /** A request for one specific address (Calico's `AssignIPArgs`). */
 export interface AssignIpArgs {
@@ -93,37 +92,30 @@ export async function assignIp(ctx: IpamContext, args: AssignIpArgs): Promise<vo
       }
       throw e;
     }
-    if (args.handleId !== undefined) {
-      const counted = await incrementHandle(ctx, {
-        handleId: args.handleId,
-        blockCidr,
-        count: 1,
-        maxAllocPerVersion: cap,
-      });
-      if (!counted.ok) {
-        const existing = await existingAllocationsForCappedHandle(ctx, {
-          handleId: args.handleId,
-          num: 1,
-          version: addr.version,
-          cooldownSeconds: config.ipCooldownSeconds,
-        });
-        if (!existing)
-          throw new IpamError(
-            'UpdateConflict',
-            `handle ${args.handleId} is being allocated concurrently`,
-          );
-        if (existing.some((c) => c.split('/')[0] === args.ip)) return;
-        throw new IpamError(
-          'InvalidArgument',
-          `handle ${args.handleId} already has IP(s) allocated, cannot assign additional IP ${args.ip} (maxAllocPerIPVersion=${cap})`,
-        );
-      }
-    }
-    await writeCountedBlock(ctx, {
+    const counted = await countAndWriteBlock(ctx, {
       kv: loaded.kv,
       block: next,
       counted:
         args.handleId === undefined ? undefined : { handleId: args.handleId, blockCidr, count: 1 },
+      maxAllocPerVersion: cap,
     });
+    if (!counted.ok) {
+      const existing = await existingAllocationsForCappedHandle(ctx, {
+        handleId: args.handleId!,
+        num: 1,
+        version: addr.version,
+        cooldownSeconds: config.ipCooldownSeconds,
+      });
+      if (!existing)
+        throw new IpamError(
+          'UpdateConflict',
+          `handle ${args.handleId} is being allocated concurrently`,
+        );
+      if (existing.some((c) => c.split('/')[0] === args.ip)) return;
+      throw new IpamError(
+        'InvalidArgument',
+        `handle ${args.handleId} already has IP(s) allocated, cannot assign additional IP ${args.ip} (maxAllocPerIPVersion=${cap})`,
+      );
+    }
   });
 }

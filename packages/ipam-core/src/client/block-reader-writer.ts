@@ -56,6 +56,15 @@ export function hintedBlock(
   };
 }
 
+/** A block's new value over the revision it was read at, its sequence number bumped. */
+export const blockRewrite = (
+  kv: KVPair<'IPAMBlock'>,
+  block: AllocationBlock,
+): KVPair<'IPAMBlock'> => ({
+  ...kv,
+  value: { ...block, sequenceNumber: block.sequenceNumber + 1n },
+});
+
 /**
  * CAS-writes a block over the revision it was read at, bumping its sequence number. The written
  * version becomes the block's hint; a failed write drops the hint (it was stale, or the outcome is
@@ -67,10 +76,7 @@ export async function updateBlock(
   block: AllocationBlock,
 ): Promise<KVPair<'IPAMBlock'>> {
   try {
-    const written = await ctx.ds.update({
-      ...kv,
-      value: { ...block, sequenceNumber: block.sequenceNumber + 1n },
-    });
+    const written = await ctx.ds.update(blockRewrite(kv, block));
     ctx.blockHints?.remember(written);
     return written;
   } catch (e) {

@@ -2,9 +2,11 @@ import { withCasRetry } from '../cas-retry.js';
 import { IpamError, isIpamError } from '../errors.js';
 import { ipVersionOf } from '../model/keys.js';
 import type { DatastoreKey } from '../model/keys.js';
+import type { IpamHandle } from '../model/ipam-handle.js';
 import type { IpamContext } from './ipam-context.js';
 
-const handleKey = (handleId: string): DatastoreKey<'IPAMHandle'> => ({
+/** The key of a handle. */
+export const handleKey = (handleId: string): DatastoreKey<'IPAMHandle'> => ({
   kind: 'IPAMHandle',
   handleId,
 });
@@ -13,6 +15,39 @@ const handleKey = (handleId: string): DatastoreKey<'IPAMHandle'> => ({
 export type IncrementResult =
   { readonly ok: true } | { readonly ok: false; readonly currentCount: number };
 
+/** How many addresses of one block to count on a handle, and the cap per IP version (0: none). */
+export interface HandleCount {
+  readonly handleId: string;
+  readonly blockCidr: string;
+  readonly count: number;
+  readonly maxAllocPerVersion?: number;
+}
+
+/**
+ * The handle with `count` more addresses in `blockCidr` (a new handle when `current` is
+ * undefined), or, when `maxAllocPerVersion > 0` and the handle's addresses of that IP version would
+ * exceed it, how many it holds of that version.
+ */
+export function addToHandle(
+  current: IpamHandle | undefined,
+  args: HandleCount,
+): { readonly value: IpamHandle } | { readonly over: number } {
+  const block = current?.block ?? {};
+  if (args.maxAllocPerVersion && args.maxAllocPerVersion > 0) {
+    const version = ipVersionOf(args.blockCidr);
+    const total = Object.entries(block)
+      .filter(([cidr]) => ipVersionOf(cidr) === version)
+      .reduce((n, [, c]) => n + c, 0);
+    if (total + args.count > args.maxAllocPerVersion) return { over: total };
+  }
+  const counted = { ...block, [args.blockCidr]: (block[args.blockCidr] ?? 0) + args.count };
+  return {
+    value: current
+      ? { ...current, block: counted }
+      : { handleId: args.handleId, block: counted, deleted: false },
+  };
+}
+
 /**
  * Adds `count` addresses in `blockCidr` to a handle (creating it), CAS-retried. With
  * `maxAllocPerVersion > 0`, refuses (as a value, not an error) when the handle's addresses of that
@@ -20,32 +55,18 @@ export type IncrementResult =
  */
 export async function incrementHandle(
   ctx: IpamContext,
-  args: { handleId: string; blockCidr: string; count: number; maxAllocPerVersion?: number },
+  args: HandleCount,
 ): Promise<IncrementResult> {
   const key = handleKey(args.handleId);
-  const version = ipVersionOf(args.blockCidr);
-  const exceedsCap = (block: Readonly<Record<string, number>>): number | undefined => {
-    if (!args.maxAllocPerVersion || args.maxAllocPerVersion <= 0) return undefined;
-    const total = Object.entries(block)
-      .filter(([cidr]) => ipVersionOf(cidr) === version)
-      .reduce((n, [, c]) => n + c, 0);
-    return total + args.count > args.maxAllocPerVersion ? total : undefined;
-  };
   // Most handles are new (one per container): try to create first, so the common case is one write.
   let exists = false;
   return withCasRetry(
     async (): Promise<IncrementResult> => {
       if (!exists) {
-        if (exceedsCap({}) !== undefined) return { ok: false, currentCount: 0 };
+        const next = addToHandle(undefined, args);
+        if ('over' in next) return { ok: false, currentCount: next.over };
         try {
-          await ctx.ds.create({
-            key,
-            value: {
-              handleId: args.handleId,
-              block: { [args.blockCidr]: args.count },
-              deleted: false,
-            },
-          });
+          await ctx.ds.create({ key, value: next.value });
           return { ok: true };
         } catch (e) {
           if (!isIpamError(e, 'AlreadyExists')) throw e;
@@ -61,13 +82,9 @@ export async function incrementHandle(
         exists = false;
         throw new IpamError('UpdateConflict', `handle ${args.handleId} deleted concurrently`);
       }
-      const over = exceedsCap(current.value.block);
-      if (over !== undefined) return { ok: false, currentCount: over };
-      const block = {
-        ...current.value.block,
-        [args.blockCidr]: (current.value.block[args.blockCidr] ?? 0) + args.count,
-      };
-      await ctx.ds.update({ ...current, value: { ...current.value, block } });
+      const next = addToHandle(current.value, args);
+      if ('over' in next) return { ok: false, currentCount: next.over };
+      await ctx.ds.update({ ...current, value: next.value });
       return { ok: true };
     },
     { what: `handle ${args.handleId}` },

@@ -172,7 +172,12 @@ function parseJsonExactly(text: string): JsonValue {
       i++;
     }
     i++;
-    return JSON.parse(text.slice(start, i)) as string;
+    // The escapes are JSON.parse's to check (`\ ` is not one): its error is ours too.
+    try {
+      return JSON.parse(text.slice(start, i)) as string;
+    } catch (e) {
+      return fail(`invalid string (${(e as Error).message})`);
+    }
   };
   const out = value();
   skip();

@@ -144,6 +144,13 @@ describe('value codec', () => {
       '{"state":"maybe"}',
     ],
     ['a pool without a cidr', { kind: 'IPPool', name: 'p' }, '{"metadata":{"name":"p"},"spec":{}}'],
+    // Found by value-codec.fuzz.test.ts (seed 1172658585): a bad escape threw a bare SyntaxError.
+    ['a string with a bad escape', blockKey, '"\\ "'],
+    [
+      'a big-integer block with a bad escape',
+      blockKey,
+      '{"sequenceNumber":18446744073709551615,"cidr":"\\q"}',
+    ],
   ] as const)('refuses %s with CorruptValue naming the key', (_, key, text) => {
     let error: unknown;
     try {

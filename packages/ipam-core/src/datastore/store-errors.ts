@@ -1,4 +1,4 @@
-import { IpamError } from '../errors.js';
+import { IpamError, isIpamError } from '../errors.js';
 import type { DatastoreKey } from '../model/keys.js';
 import { describeKey, keyToPath } from '../model/keys.js';
 
@@ -20,4 +20,15 @@ export function updateConflictError(key: DatastoreKey): IpamError {
 export function alreadyExistsError(key: DatastoreKey): IpamError {
   const path = keyToPath(key);
   return new IpamError('AlreadyExists', `resource already exists: ${path}`, { identifier: path });
+}
+
+/**
+ * True when `e` is a store's refusal of a write to `key` (`AlreadyExists`, `UpdateConflict`,
+ * `DoesNotExist` naming it as the errors above do): in a transaction, which write was refused.
+ */
+export function refusesKey(e: unknown, key: DatastoreKey): boolean {
+  return (
+    isIpamError(e, 'AlreadyExists', 'UpdateConflict', 'DoesNotExist') &&
+    (e.identifier === describeKey(key) || e.identifier === keyToPath(key))
+  );
 }
