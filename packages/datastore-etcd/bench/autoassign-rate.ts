@@ -14,7 +14,7 @@ export interface CallCounts {
   reads: number;
 }
 
-/** Forwards to `ds`, counting writes (each one etcd transaction) and reads (a range or one read-only transaction). */
+/** Forwards to `ds`, counting writes (each one etcd transaction, `transact` too) and reads (a range or one read-only transaction). */
 export function countCalls(ds: Datastore, counts: CallCounts): Datastore {
   const write = <T>(p: Promise<T>): Promise<T> => (counts.writes++, p);
   const read = <T>(p: Promise<T>): Promise<T> => (counts.reads++, p);
@@ -26,6 +26,7 @@ export function countCalls(ds: Datastore, counts: CallCounts): Datastore {
     get: (key) => read(ds.get(key)),
     list: (o) => read(ds.list(o)),
     ...(ds.listMany && { listMany: (o) => read(ds.listMany!(o)) }),
+    ...(ds.transact && { transact: (w) => write(ds.transact!(w)) }),
     watch: (o, w) => ds.watch(o, w),
     close: () => ds.close(),
   };

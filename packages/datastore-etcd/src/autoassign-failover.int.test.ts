@@ -47,6 +47,13 @@ function recordUnknownWrites(ds: Datastore, current: () => Call | undefined): Da
     update: (kv) => note(`update ${kv.key.kind}`, ds.update(kv)),
     apply: (kv) => note(`apply ${kv.key.kind}`, ds.apply(kv)),
     delete: (key, o) => note(`delete ${key.kind}`, ds.delete(key, o)),
+    ...(ds.transact && {
+      transact: (writes) =>
+        note(
+          `transact ${writes.map((w) => `${w.op} ${(w.op === 'delete' ? w.key : w.kv.key).kind}`).join(', ')}`,
+          ds.transact!(writes),
+        ),
+    }),
     get: (key) => ds.get(key),
     list: (o) => ds.list(o),
     watch: (o, w) => ds.watch(o, w),

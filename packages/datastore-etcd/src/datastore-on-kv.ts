@@ -2,6 +2,7 @@ import type { Datastore } from '@netledger/ipam-core';
 import type { EtcdKv, EtcdKvOptions } from './etcd-kv.js';
 import { createEtcdReads } from './etcd-reads.js';
 import { createEtcdSession } from './etcd-session.js';
+import { createEtcdTransact } from './etcd-transact.js';
 import { openEtcdWatch } from './etcd-watch.js';
 import type { EtcdWatch } from './etcd-watch.js';
 import { createEtcdWrites } from './etcd-writes.js';
@@ -10,8 +11,9 @@ import { createEtcdWrites } from './etcd-writes.js';
 export type EtcdDatastore = Datastore;
 
 /**
- * The etcd Datastore over one transport: reads, compare-and-swap writes and watches share one
- * session (its retry policy and error mapping). `close()` ends every watch, then the transport.
+ * The etcd Datastore over one transport: reads, compare-and-swap writes (single, or several in one
+ * etcd transaction with `transact`) and watches share one session (its retry policy and error
+ * mapping). `close()` ends every watch, then the transport.
  */
 export function createDatastoreOnKv(kv: EtcdKv, options: EtcdKvOptions): EtcdDatastore {
   const session = createEtcdSession({
@@ -21,6 +23,7 @@ export function createDatastoreOnKv(kv: EtcdKv, options: EtcdKvOptions): EtcdDat
   });
   const reads = createEtcdReads(session);
   const writes = createEtcdWrites(session);
+  const transact = createEtcdTransact(session);
   const watches = new Set<EtcdWatch>();
 
   return {
@@ -28,6 +31,7 @@ export function createDatastoreOnKv(kv: EtcdKv, options: EtcdKvOptions): EtcdDat
     update: (pair) => writes.update(pair),
     apply: (pair) => writes.apply(pair),
     delete: (key, deleteOptions) => writes.delete(key, deleteOptions),
+    transact: (txWrites) => transact(txWrites),
     get: (key) => reads.get(key),
     list: (listOptions) => reads.list(listOptions),
     listMany: (listOptions) => reads.listMany(listOptions),

@@ -13,7 +13,6 @@ afterAll(() => etcd.stop());
 for (const transport of ETCD_TRANSPORTS) {
   describeDatastoreContract(`etcd over ${transport}`, {
     listOrder: 'path',
-    transact: false,
     ...createWipedEtcdTarget(etcd, transport),
   });
 }

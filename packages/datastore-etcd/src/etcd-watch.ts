@@ -99,9 +99,12 @@ export function openEtcdWatch(
 
   const onData = (w: KvWatch, res: KvWatchResponse): void => {
     if (watcher !== w || ended) return;
+    // etcd never splits a revision across responses, and a transaction puts several events at one
+    // revision: compare with what earlier responses delivered, so none of them is taken for a replay.
+    const delivered = after;
     for (const ev of res.events) {
       const revision = BigInt(ev.kv.mod_revision);
-      if (after !== undefined && revision <= after) continue; // replayed after a reconnect
+      if (delivered !== undefined && revision <= delivered) continue; // replayed after a reconnect
       try {
         const event = toEvent(ev);
         if (event) queue.push(event);

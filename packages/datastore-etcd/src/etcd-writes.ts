@@ -1,10 +1,11 @@
-import { IpamError } from '@netledger/ipam-core';
-import { describeKey, encodeValue, keyToPath } from '@netledger/ipam-core/adapter';
+import { keyToPath } from '@netledger/ipam-core/adapter';
 import type { DatastoreKey, DeleteOptions, KVPair, Kind, NewKVPair } from '@netledger/ipam-core';
+import type { ValueByKind } from '@netledger/ipam-core/adapter';
+import { encodeCheckedValue } from './checked-value.js';
 import type { KvCompare, KvRequestOp, KvTxnResponse } from './etcd-kv.js';
 import type { EtcdSession } from './etcd-session.js';
 import { firstChangeAfter } from './first-change-after.js';
-import { toKvPair } from './to-kv-pair.js';
+import { alreadyExists, conflict, missing, revisionOf } from './write-errors.js';
 
 // Calico's etcdv3 CAS (libcalico-go backend/etcdv3): create = txn(Version == 0 ? Put : Get),
 // update = txn(ModRevision == rev ? Put : Get), delete = txn(ModRevision == rev ? Delete : Get).
@@ -16,32 +17,8 @@ import { toKvPair } from './to-kv-pair.js';
 // the last revision this session had seen, with our bytes). Two writers that write identical bytes
 // from the same revision cannot be told apart; both are told they succeeded.
 
-const REVISION = /^[1-9][0-9]*$/;
-
 /** Timeout for reading a key's history while resolving an unknown outcome. */
 const HISTORY_TIMEOUT_MS = 5000;
-
-function revisionOf(key: DatastoreKey, revision: string): string {
-  if (!REVISION.test(revision)) {
-    throw new IpamError(
-      'InvalidArgument',
-      `revision ${JSON.stringify(revision)} of ${describeKey(key)} is not an etcd revision`,
-      {
-        identifier: describeKey(key),
-      },
-    );
-  }
-  return revision;
-}
-
-const missing = (key: DatastoreKey): IpamError =>
-  new IpamError('DoesNotExist', `resource does not exist: ${describeKey(key)}`, {
-    identifier: describeKey(key),
-  });
-const conflict = (key: DatastoreKey): IpamError =>
-  new IpamError('UpdateConflict', `update conflict: ${describeKey(key)}`, {
-    identifier: describeKey(key),
-  });
 
 /** The write operations of the etcd Datastore. */
 export interface EtcdWrites {
@@ -55,7 +32,7 @@ export interface EtcdWrites {
  * Creates the compare-and-swap writes over `session`. Every write either succeeds, fails with a
  * definite outcome (`AlreadyExists`, `UpdateConflict`, `DoesNotExist`: nothing was written), or,
  * when etcd stays unreachable past the dial timeout, fails `Unavailable` saying the write may or may
- * not have been applied.
+ * not have been applied. A value no read could decode is refused `InvalidArgument` before sending.
  */
 export function createEtcdWrites(session: EtcdSession): EtcdWrites {
   const { kv: etcd } = session;
@@ -69,14 +46,9 @@ export function createEtcdWrites(session: EtcdSession): EtcdWrites {
 
   const written = <K extends Kind>(
     key: DatastoreKey<K>,
-    text: string,
+    value: ValueByKind[K],
     at: { readonly modRevision: string; readonly createRevision: string },
-  ): KVPair<K> =>
-    toKvPair(key, {
-      value: Buffer.from(text),
-      mod_revision: at.modRevision,
-      create_revision: at.createRevision,
-    });
+  ): KVPair<K> => ({ key, value, revision: at.modRevision, uid: at.createRevision });
 
   /** Runs a write: re-sends after connection failures, with `resolve` told the outcome is unknown. */
   const write = <T>(path: string, attempt: (outcomeUnknown: boolean) => Promise<T>): Promise<T> => {
@@ -93,7 +65,7 @@ export function createEtcdWrites(session: EtcdSession): EtcdWrites {
       session.assertOpen();
       const path = keyToPath(kv.key);
       const key = Buffer.from(path);
-      const text = encodeValue(kv.key.kind, kv.value);
+      const { text, value } = encodeCheckedValue(kv.key, kv.value);
       // A key created at or below this revision existed before this create was sent.
       const existedBefore = session.seenRevision();
       return write(path, async (unknown) => {
@@ -104,7 +76,7 @@ export function createEtcdWrites(session: EtcdSession): EtcdWrites {
         );
         if (res.succeeded) {
           const { revision } = res.header;
-          return written(kv.key, text, { modRevision: revision, createRevision: revision });
+          return written(kv.key, value, { modRevision: revision, createRevision: revision });
         }
         const current = res.responses[0]?.response_range?.kvs[0];
         if (unknown && current && BigInt(current.create_revision) > existedBefore) {
@@ -114,15 +86,13 @@ export function createEtcdWrites(session: EtcdSession): EtcdWrites {
           const atCreate = await etcd.range({ key, revision: current.create_revision });
           const first = atCreate.kvs[0];
           if (first?.value.toString('utf8') === text) {
-            return written(kv.key, text, {
+            return written(kv.key, value, {
               modRevision: first.mod_revision,
               createRevision: first.create_revision,
             });
           }
         }
-        throw new IpamError('AlreadyExists', `resource already exists: ${path}`, {
-          identifier: path,
-        });
+        throw alreadyExists(path);
       });
     },
 
@@ -131,7 +101,7 @@ export function createEtcdWrites(session: EtcdSession): EtcdWrites {
       const path = keyToPath(kv.key);
       const key = Buffer.from(path);
       const revision = revisionOf(kv.key, kv.revision);
-      const text = encodeValue(kv.key.kind, kv.value);
+      const { text, value } = encodeCheckedValue(kv.key, kv.value);
       return write(path, async (unknown) => {
         const res = await txn(
           [{ key, target: 'Mod', result: 'Equal', mod_revision: revision }],
@@ -140,7 +110,7 @@ export function createEtcdWrites(session: EtcdSession): EtcdWrites {
         );
         if (res.succeeded) {
           const prev = res.responses[0]?.response_put?.prev_kv;
-          return written(kv.key, text, {
+          return written(kv.key, value, {
             modRevision: res.header.revision,
             createRevision: prev?.create_revision ?? res.header.revision,
           });
@@ -151,7 +121,7 @@ export function createEtcdWrites(session: EtcdSession): EtcdWrites {
             timeoutMs: HISTORY_TIMEOUT_MS,
           });
           if (change.type === 'put' && change.value?.toString('utf8') === text) {
-            return written(kv.key, text, change);
+            return written(kv.key, value, change);
           }
         }
         throw res.responses[0]?.response_range?.kvs[0] ? conflict(kv.key) : missing(kv.key);
@@ -161,7 +131,7 @@ export function createEtcdWrites(session: EtcdSession): EtcdWrites {
     async apply(kv) {
       session.assertOpen();
       const path = keyToPath(kv.key);
-      const text = encodeValue(kv.key.kind, kv.value);
+      const { text, value } = encodeCheckedValue(kv.key, kv.value);
       // An unconditional put: re-sending it after a lost answer leaves the same state.
       return write(path, async () => {
         const res = await etcd.put({
@@ -169,7 +139,7 @@ export function createEtcdWrites(session: EtcdSession): EtcdWrites {
           value: Buffer.from(text),
           prev_kv: true,
         });
-        return written(kv.key, text, {
+        return written(kv.key, value, {
           modRevision: res.header.revision,
           createRevision: res.prev_kv?.create_revision ?? res.header.revision,
         });

@@ -113,6 +113,76 @@ describe.each(ETCD_TRANSPORTS)('writes whose answer is lost, over %s', (transpor
     await expect(ds.get(key)).rejects.toMatchObject({ code: 'DoesNotExist' });
   });
 
+  it('a transaction resolves to all of its writes applied once, at one revision', async () => {
+    const keyOf = (name: string): DatastoreKey<'IPAMHandle'> => ({
+      kind: 'IPAMHandle',
+      handleId: `${key.handleId}-tx-${name}`,
+    });
+    const value = (name: string, n: number) => ({
+      handleId: keyOf(name).handleId,
+      block: { '10.0.0.0/26': n },
+      deleted: false,
+    });
+    const kept = await ds.create({ key: keyOf('kept'), value: value('kept', 1) });
+    const doomed = await ds.create({ key: keyOf('doomed'), value: value('doomed', 1) });
+    let drops = proxy.drops;
+    proxy.arm();
+    const [updated, created, gone] = await ds.transact!([
+      { op: 'update', kv: { ...kept, value: value('kept', 2) } },
+      { op: 'create', kv: { key: keyOf('new'), value: value('new', 1) } },
+      { op: 'delete', key: doomed.key, options: { revision: doomed.revision } },
+    ]);
+    expect(proxy.drops).toBe(drops + 1);
+    expect(gone).toBeUndefined();
+    const stored = (name: string) =>
+      (
+        JSON.parse(etcdctl(etcd.endpoints, ['get', `${path}-tx-${name}`, '-w', 'json'])) as {
+          kvs?: { mod_revision: number; create_revision: number; version: number }[];
+        }
+      ).kvs?.[0];
+    expect(stored('kept')).toMatchObject({ version: 2, mod_revision: Number(updated!.revision) });
+    expect(stored('new')).toMatchObject({ version: 1, mod_revision: Number(updated!.revision) });
+    expect(created).toMatchObject({ revision: updated!.revision, uid: updated!.revision });
+    expect(updated!.uid).toBe(kept.uid);
+    expect(stored('doomed')).toBeUndefined();
+
+    // Creates only: the revision the first key was created at, checked against the others.
+    drops = proxy.drops;
+    proxy.arm();
+    const [a, b] = await ds.transact!([
+      { op: 'create', kv: { key: keyOf('a'), value: value('a', 1) } },
+      { op: 'create', kv: { key: keyOf('b'), value: value('b', 1) } },
+    ]);
+    expect(proxy.drops).toBe(drops + 1);
+    expect(b!.revision).toBe(a!.revision);
+    expect(stored('a')).toMatchObject({ version: 1, mod_revision: Number(a!.revision) });
+    expect(stored('b')).toMatchObject({ version: 1, mod_revision: Number(a!.revision) });
+  });
+
+  it("a lost transaction refused because of a key that was there before is that write's error", async () => {
+    const taken: DatastoreKey<'IPAMHandle'> = {
+      kind: 'IPAMHandle',
+      handleId: `${key.handleId}-taken`,
+    };
+    const fresh: DatastoreKey<'IPAMHandle'> = {
+      kind: 'IPAMHandle',
+      handleId: `${key.handleId}-fresh`,
+    };
+    const value = { handleId: taken.handleId, block: { '10.0.0.0/26': 1 }, deleted: false };
+    await ds.create({ key: taken, value });
+    const drops = proxy.drops;
+    proxy.arm();
+    await expect(
+      ds.transact!([
+        { op: 'create', kv: { key: fresh, value: { ...value, handleId: fresh.handleId } } },
+        { op: 'create', kv: { key: taken, value } },
+      ]),
+    ).rejects.toMatchObject({ code: 'AlreadyExists', identifier: `${path}-taken` });
+    expect(proxy.drops).toBe(drops + 1);
+    await expect(ds.get(fresh)).rejects.toMatchObject({ code: 'DoesNotExist' });
+    await ds.delete(taken);
+  });
+
   it('a lost create of a key that already held the same bytes is AlreadyExists, not ours', async () => {
     // What an assign retried after a lost block write does: its handle create repeats the bytes
     // the first attempt created. Taking that key for its own would skip the handle's count.
