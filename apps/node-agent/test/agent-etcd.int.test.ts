@@ -111,8 +111,8 @@ describe('netledger-node on etcd', () => {
         .map(([op, n]) => [op, n - (before[op] ?? 0)] as const)
         .filter(([, n]) => n > 0),
     );
-    // Per ADD: the block's CAS update and the handle's create.
-    expect(delta).toEqual({ update: ADDS, create: ADDS });
+    // Per ADD: one etcd transaction, the handle's create and the block's CAS update.
+    expect(delta).toEqual({ transact: ADDS });
   });
 
   it('a steady-state DEL reads only the legacy workload ID: the handle and block are those the agent wrote', async () => {
@@ -136,9 +136,9 @@ describe('netledger-node on etcd', () => {
         .map(([op, n]) => [op, n - (before[op] ?? 0)] as const)
         .filter(([, n]) => n > 0),
     );
-    // Per DEL: the block's CAS update, the handle's CAS delete, and a read of the legacy ID (the
-    // container ID, which calico-ipam also releases), which is not there.
-    expect(delta).toEqual({ update: DELS, delete: DELS, get: DELS });
+    // Per DEL: one etcd transaction, the block's CAS update and the handle's CAS delete, and a
+    // read of the legacy ID (the container ID, which calico-ipam also releases), not there.
+    expect(delta).toEqual({ transact: DELS, get: DELS });
     // None was redone: no version the agent held was stale.
     expect(await redone()).toBe(redoneBefore);
   });

@@ -1,7 +1,6 @@
-import { keyToPath } from '@netledger/ipam-core/adapter';
+import { encodeCheckedValue, keyToPath } from '@netledger/ipam-core/adapter';
 import type { DatastoreKey, DeleteOptions, KVPair, Kind, NewKVPair } from '@netledger/ipam-core';
 import type { ValueByKind } from '@netledger/ipam-core/adapter';
-import { encodeCheckedValue } from './checked-value.js';
 import type { KvCompare, KvRequestOp, KvTxnResponse } from './etcd-kv.js';
 import type { EtcdSession } from './etcd-session.js';
 import { firstChangeAfter } from './first-change-after.js';

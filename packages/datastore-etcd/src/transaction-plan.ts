@@ -1,8 +1,7 @@
 import { IpamError } from '@netledger/ipam-core';
-import { describeKey, keyToPath } from '@netledger/ipam-core/adapter';
+import { describeKey, encodeCheckedValue, keyToPath } from '@netledger/ipam-core/adapter';
+import type { CheckedValue } from '@netledger/ipam-core/adapter';
 import type { DatastoreKey, KVPair, Kind, TransactionWrite } from '@netledger/ipam-core';
-import { encodeCheckedValue } from './checked-value.js';
-import type { CheckedValue } from './checked-value.js';
 import type { KvCompare, KvKeyValue, KvRequestOp, KvTxnRequest } from './etcd-kv.js';
 import { alreadyExists, conflict, missing, revisionOf } from './write-errors.js';
 

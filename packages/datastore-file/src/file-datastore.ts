@@ -14,6 +14,7 @@ import type {
   NewKVPair,
 } from '@netledger/ipam-core';
 import {
+  encodeCheckedValue,
   toMutation,
   doesNotExistError,
   keyToPath,
@@ -23,7 +24,6 @@ import {
 import { mutateSnapshot } from './mutate-snapshot.js';
 import type { Mutation } from './mutate-snapshot.js';
 import { defaultDatastorePath } from './default-datastore-path.js';
-import { encodeCheckedValue } from './encode-checked-value.js';
 import { createFileWatch } from './file-watch.js';
 import { errnoOf, toUnavailable } from './fs-errors.js';
 import { toKvPair } from './history-events.js';

@@ -25,6 +25,8 @@ export {
 } from './codec/json.js';
 export type { JsonValue } from './codec/json.js';
 export { decodeValue, encodeValue } from './codec/value-codec.js';
+export { encodeCheckedValue } from './codec/encode-checked-value.js';
+export type { CheckedValue } from './codec/encode-checked-value.js';
 export { applyMutation } from './datastore/apply-mutation.js';
 export { applyTransaction, toMutation } from './datastore/apply-transaction.js';
 export type {

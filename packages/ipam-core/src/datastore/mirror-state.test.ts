@@ -25,6 +25,23 @@ const revisionOf = (kv: KVPair | undefined) => kv?.revision;
 const nodes = (items: KVPair[]) => items as KVPair<'Node'>[];
 
 describe('mirror state', () => {
+  // etcd gives every key of a transaction one revision; the watch advances the watermark with the
+  // first event of it, and the others must not be taken for late versions.
+  it('takes every key written at the watermark, and refuses unknown versions below it', () => {
+    const s = createMirrorState();
+    s.reconcile('Node', [nodeAt('n0', 3)], 5n);
+    expect(s.observePut(nodeAt('a', 8))).toBe(true);
+    s.advance('Node', 8n);
+    expect(s.observePut(nodeAt('b', 8))).toBe(true);
+    expect(s.observePut(nodeAt('c', 7))).toBe(false);
+    expect(s.observePut(nodeAt('b', 8, 'other'))).toBe(false);
+    expect(s.list({ kind: 'Node' }).map((kv) => kv.key)).toEqual([
+      node('a'),
+      node('b'),
+      node('n0'),
+    ]);
+  });
+
   it.each([
     ['a newer version replaces an older one', 5, 7, '7'],
     ['an older version is refused', 7, 5, '7'],

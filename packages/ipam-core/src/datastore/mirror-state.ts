@@ -22,9 +22,10 @@ interface Known {
  * - "Gone up to T" (a delete event, a delete at a revision, a list that lacks the key) leaves a
  *   tombstone at T, which refuses every version at or below T; a later re-create passes it.
  * - Per kind, a watermark W says the mirror has every change up to W (the last full list, moved
- *   on by the watch). A key it knows nothing about has no live version at or below W, so a late
- *   version at or below W of an unknown key is refused too; that is what lets tombstones at or
- *   below W be dropped.
+ *   on by the watch). A key it knows nothing about has no live version below W, so a late version
+ *   below W of an unknown key is refused too; that is what lets tombstones at or below W be
+ *   dropped. A version at W itself is taken: a transaction writes several keys at one revision,
+ *   and the watch moves W on with the first of them.
  */
 export interface MirrorState {
   /** Learns a version of a key; returns whether it was applied (newer than what was known). */
@@ -71,16 +72,13 @@ export function createMirrorState(): MirrorState {
     live.delete(path);
     tombstones.delete(path);
   };
-  /** The revision a new fact about a key must pass: what is known, else the kind's watermark. */
-  const floor = (path: string, kind: Kind): bigint | undefined =>
-    known.get(path)?.revision ?? watermarks.get(kind);
-
   return {
     observePut(kv) {
       const path = keyToPath(kv.key);
       const revision = parseRevision(kv.revision);
-      const min = floor(path, kv.key.kind);
-      if (min !== undefined && revision <= min) return false;
+      const current = known.get(path);
+      if (current ? revision <= current.revision : revision < (watermarks.get(kv.key.kind) ?? 0n))
+        return false;
       set(path, { key: kv.key, revision, kv });
       return true;
     },

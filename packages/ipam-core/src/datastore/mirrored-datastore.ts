@@ -235,8 +235,8 @@ export function createMirroredDatastore(
     const revision = parseRevision(event.revision);
     if (event.type === 'deleted') state.observeGone(key, revision);
     else state.observePut(event.kv);
-    // The port writes one key per revision (a transaction: one key of a kind per revision), so
-    // nothing of this kind up to here is still to come.
+    // Nothing of this kind below this revision is still to come (more of it may be: a
+    // transaction's other keys, which the mirror state takes at its watermark).
     state.advance(kind, revision);
   }
 

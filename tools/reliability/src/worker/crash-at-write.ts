@@ -1,4 +1,4 @@
-import type { Datastore } from '@netledger/ipam-core';
+import type { Datastore, TransactionWrite } from '@netledger/ipam-core';
 import type { CrashPoint } from './worker-plan.js';
 
 /**
@@ -6,7 +6,8 @@ import type { CrashPoint } from './worker-plan.js';
  * before it is sent or just after the store acknowledged it, counting only writes made
  * while the worker is in `point.during`: a crash at a chosen point of an
  * assign (block update), a handle write, a block claim (affinity or block create) or an affinity
- * release (affinity delete).
+ * release (affinity delete). A transaction holding such a write is that write: the kill comes
+ * before it is sent or after it applied, all of it.
  */
 export function crashAtWrite(
   ds: Datastore,
@@ -30,7 +31,17 @@ export function crashAtWrite(
     die();
     return r;
   };
+  const transact = ds.transact?.bind(ds);
   return {
+    ...(transact && {
+      transact: (writes: readonly TransactionWrite[]) => {
+        const match = writes.find(
+          (w) => (w.op === 'delete' ? w.key : w.kv.key).kind === point.kind && w.op === point.op,
+        );
+        const kind = match ? point.kind : '';
+        return hook(kind, point.op, () => transact(writes));
+      },
+    }),
     create: (kv) => hook(kv.key.kind, 'create', () => ds.create(kv)),
     update: (kv) => hook(kv.key.kind, 'update', () => ds.update(kv)),
     apply: (kv) => ds.apply(kv),

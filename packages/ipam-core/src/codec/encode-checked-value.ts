@@ -1,7 +1,7 @@
-import { IpamError, isIpamError } from '@netledger/ipam-core';
-import { decodeValue, describeKey, encodeValue } from '@netledger/ipam-core/adapter';
-import type { DatastoreKey, Kind } from '@netledger/ipam-core';
-import type { ValueByKind } from '@netledger/ipam-core/adapter';
+import { IpamError, isIpamError } from '../errors.js';
+import type { DatastoreKey, Kind, ValueByKind } from '../model/keys.js';
+import { describeKey } from '../model/keys.js';
+import { decodeValue, encodeValue } from './value-codec.js';
 
 /** A value's stored text and the value every later read of that text returns. */
 export interface CheckedValue<K extends Kind> {
@@ -11,9 +11,9 @@ export interface CheckedValue<K extends Kind> {
 }
 
 /**
- * The Calico JSON of `value` under `key`, read back as every later read will. A value no read
+ * The Calico JSON of `value` under `key`, read back as every later read will: a value no read
  * could decode (a block whose cidr is not its key's, an allocation pointing at a missing
- * attribute) is refused with `InvalidArgument` naming the key before anything is sent, rather
+ * attribute) is refused with `InvalidArgument` naming the key before a store writes it, rather
  * than committed and then reported as `CorruptValue`.
  */
 export function encodeCheckedValue<K extends Kind>(
