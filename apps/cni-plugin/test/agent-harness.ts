@@ -39,9 +39,9 @@ export interface AgentSetup {
 
 /**
  * Installs netledger-ipam into `binDir` with the agent socket `socket` (the executable is then
- * Perl's client), and starts
- * netledger-node on `datastorePath` for `nodename`; in mode `stopped` kills it with SIGKILL once it
- * has bound its socket. Throws when the install or the agent's start fails.
+ * Perl's client), and starts netledger-node on `datastorePath` for `nodename`; in mode `stopped`
+ * kills it with SIGKILL once it has bound its socket. Throws when the install or the agent's start
+ * fails, or when the executable is not Perl's client.
  */
 export async function setUpAgent(o: AgentSetupOptions): Promise<AgentSetup> {
   const installed = spawnSync(
