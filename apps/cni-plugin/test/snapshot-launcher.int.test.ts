@@ -6,7 +6,7 @@ import { createIpamClient } from '@netledger/ipam-core';
 import { createTempDir } from '@netledger/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  BIN_DIR,
+  LAUNCHER,
   PLUGIN,
   SNAPSHOT_BLOB,
   SNAPSHOT_FLAGS,
@@ -45,9 +45,6 @@ const conf = (): string =>
       log_level: 'error',
     },
   });
-
-/** The shell launcher, which bin/netledger-ipam (the Perl agent client) runs for Node. */
-const LAUNCHER = join(BIN_DIR, 'netledger-ipam.d', 'netledger-ipam');
 
 /** The launcher under `sh -x`: its trace (stderr) shows how it started Node. */
 function traceLauncher(env: Record<string, string>): { status: number | null; exec: string } {
