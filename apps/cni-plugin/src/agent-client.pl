@@ -1,30 +1,70 @@
-# netledger-ipam's fast client of the node agent (docs/node-agent.md). The installed launcher execs
-# it, when a Perl was found at install time and the agent's socket exists, as
-#   perl agent-client.pl DEFAULT_SOCKET LAUNCHER [ARGS...]
-# It sends the plugin's environment and standard input to the agent (the protocol of
-# packages/cni/src/agent/agent-protocol.ts: HTTP/1.0 on the unix socket) and prints the answer.
-# When the agent cannot serve the request (no socket, nobody listening, a refusal, a connection cut
-# short), it runs LAUNCHER again with the same standard input and NETLEDGER_AGENT_TRIED set, which
-# runs the plugin in Node; that is safe whatever the agent did, since every command is idempotent.
+# The node agent's client (docs/node-agent.md), which `netledger-ipam install` makes the installed
+# netledger-ipam executable itself when it finds a Perl: the lines above this one are the install's
+# (the #! line naming that Perl, then $probe, $sock and $launcher). For ADD, DEL, CHECK, GC and
+# STATUS while the socket $probe exists, it sends the plugin's environment and standard input to
+# the agent at `agent_socket` from the config, else $sock (the protocol of
+# packages/cni/src/agent/agent-protocol.ts: HTTP/1.0 on the unix socket), and prints the answer.
+# Anything else goes to $launcher, the shell launcher in netledger-ipam.d/ beside this file, which
+# runs the plugin in Node: another command (VERSION, install, ...), no socket, or an agent that
+# cannot serve the request (nobody listening, a refusal, a connection cut short), then with the
+# same standard input and NETLEDGER_AGENT_TRIED set; that is safe whatever the agent did, since
+# every command is idempotent. Every failure is CNI error JSON on stdout, never a bare Perl message.
 #
 # Perl core built-ins only, no module (not even strict or warnings), because every `use` is files
 # to find and compile on each container start; socket(2) and connect(2) take Linux's constants.
 binmode STDIN;
 binmode STDOUT;
 binmode STDERR;
-my $sock = shift @ARGV;
-my $launcher = shift @ARGV;
+
+sub fail {
+  my ($code, $m) = @_;
+  $m =~ s/(["\\])/\\$1/g;
+  print STDOUT "{\n    \"code\": $code,\n    \"msg\": \"netledger-ipam: $m\"\n}\n";
+  exit 1;
+}
+
+# Runs the launcher beside the installed file, which this one may be a symlink (to a symlink) to:
+# the kernel resolves the directories of the path, the last component is resolved here.
+sub run_launcher {
+  my $p = $0;
+  for (1 .. 40) {
+    my $t = readlink $p;
+    last unless defined $t;
+    $p = $t =~ m{\A/} ? $t : ($p =~ m{\A(.*/)}s ? $1 : '') . $t;
+  }
+  my $l = ($p =~ m{\A(.*/)}s ? $1 : '') . $launcher;
+  fail(999, "$l is missing or unreadable: run netledger-ipam install again") unless -r $l;
+  exec('/bin/sh', $l, @ARGV) or fail(999, "cannot run $l: $!");
+}
+
+# Without the install's lines: an older install's launcher ran this file from netledger-ipam.d/ (as
+# `perl netledger-ipam-agent.pl SOCKET LAUNCHER ARGS`, having seen the socket) while an install
+# replaced it. Then the launcher beside this file, already the new one, serves the fallback.
+unless (defined $launcher) {
+  ($sock) = splice(@ARGV, 0, 2);
+  ($probe, $launcher) = ($sock, 'netledger-ipam');
+}
+
+my $cmd = $ENV{CNI_COMMAND};
+run_launcher()
+  unless defined $cmd
+  && $cmd =~ /\A(?:ADD|DEL|CHECK|GC|STATUS)\z/
+  && !length($ENV{NETLEDGER_AGENT_TRIED} // '')
+  && -S $probe;
+
 my $in = do { local $/; <STDIN> };
 $in = '' unless defined $in;
 # `agent_socket` from the config, else the default. A key this cannot read (escapes, two of them)
 # is no risk: the agent parses the config and sends back a request naming another socket.
 $sock = $1 if $in =~ /"agent_socket"\s*:\s*"([^"\\]+)"/;
 
+# Runs the launcher with the same standard input, which a child feeds through a pipe.
 sub fall_back {
   $ENV{NETLEDGER_AGENT_TRIED} = $sock;
-  pipe(my $r, my $w) or fail("pipe: $!");
+  $SIG{PIPE} = 'DEFAULT';
+  pipe(my $r, my $w) or fail(11, "pipe: $!");
   my $pid = fork();
-  fail("fork: $!") unless defined $pid;
+  fail(11, "fork: $!") unless defined $pid;
   if ($pid == 0) {
     close $r;
     print $w $in;
@@ -32,21 +72,17 @@ sub fall_back {
     exit 0;
   }
   close $w;
-  open(STDIN, '<&', $r) or fail("stdin: $!");
-  exec('/bin/sh', $launcher, @ARGV) or fail("exec $launcher: $!");
-}
-
-sub fail {
-  my $m = shift;
-  $m =~ s/(["\\])/\\$1/g;
-  print STDOUT "{\n    \"code\": 11,\n    \"msg\": \"netledger-ipam: $m\"\n}\n";
-  exit 1;
+  open(STDIN, '<&', $r) or fail(11, "stdin: $!");
+  close $r;
+  run_launcher();
 }
 
 my $body = join('', map { "$_=$ENV{$_}\0" } grep { !/[=\0]/ } keys %ENV) . "\0" . $in;
 my $req = "POST /v1/cni HTTP/1.0\r\nHost: netledger-node\r\nUser-Agent: netledger-ipam-perl\r\n"
   . "Content-Type: application/octet-stream\r\nContent-Length: " . length($body) . "\r\n\r\n" . $body;
-# AF_UNIX 1, SOCK_STREAM 1; sockaddr_un is the family (native short) and the path.
+# AF_UNIX 1, SOCK_STREAM 1; sockaddr_un is the family (native short) and the path. An agent that
+# closes the connection early makes a write fail (EPIPE) rather than kill this process.
+$SIG{PIPE} = 'IGNORE';
 socket(my $s, 1, 1, 0) or fall_back();
 connect($s, pack('S', 1) . $sock) or fall_back();
 my $off = 0;

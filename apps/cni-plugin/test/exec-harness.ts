@@ -8,6 +8,11 @@ export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '.
 export const BIN_DIR = join(ROOT, 'bin');
 export const PLUGIN = join(BIN_DIR, 'netledger-ipam');
 /**
+ * The shell launcher (and ES module) in bin/netledger-ipam.d/, which bin/netledger-ipam runs for
+ * Node when it is the Perl agent client, and `node <launcher>` imports the bundle through.
+ */
+export const LAUNCHER = join(BIN_DIR, 'netledger-ipam.d', 'netledger-ipam');
+/**
  * The start-up snapshot bin/netledger-ipam starts from: `pnpm build` installs the plugin into bin/
  * (scripts/link-bins.mjs runs `netledger-ipam install --bin-dir bin`).
  */
@@ -58,8 +63,9 @@ export function cniEnv(
 }
 
 /**
- * Runs the plugin synchronously: the launcher itself, as a runtime does (which starts Node from
- * the snapshot), or with `nodeArgs` as `node <nodeArgs> bin/netledger-ipam` (the plain bundle).
+ * Runs the plugin synchronously: the executable itself, as a runtime does (which starts Node from
+ * the snapshot), or with `nodeArgs` as `node <nodeArgs> bin/netledger-ipam.d/netledger-ipam` (the
+ * plain bundle).
  */
 export function execPlugin(
   env: Record<string, string>,
@@ -67,12 +73,12 @@ export function execPlugin(
   nodeArgs: string[] = [],
 ): ExecResult {
   const [file, args] =
-    nodeArgs.length === 0 ? [PLUGIN, []] : [process.execPath, [...nodeArgs, PLUGIN]];
+    nodeArgs.length === 0 ? [PLUGIN, []] : [process.execPath, [...nodeArgs, LAUNCHER]];
   const r = spawnSync(file, args, { env, input: stdin, encoding: 'utf8' });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr, json: parse(r.stdout) };
 }
 
-/** Runs the launcher without blocking (for concurrent invocations). */
+/** Runs the executable without blocking (for concurrent invocations). */
 export function execPluginAsync(env: Record<string, string>, stdin: string): Promise<ExecResult> {
   return new Promise((resolve) => {
     const child = execFile(PLUGIN, [], { env, encoding: 'utf8' }, (error, stdout, stderr) => {

@@ -1,6 +1,8 @@
 // `netledger-ipam install`: into a temporary CNI bin directory, then the installed plugin driven
 // from there as runtimes run it, on every path (snapshot, bundle under NODE_OPTIONS, a symlink, a
 // relative path, PATH, a moved directory), and failing with CNI error JSON when it cannot start.
+// With a Perl (this machine's /usr/bin/perl) the executable is the node agent's Perl client and
+// the shell launcher lives in netledger-ipam.d/; through a running agent, and with it stopped.
 import { spawn, spawnSync } from 'node:child_process';
 import {
   cpSync,
@@ -15,11 +17,13 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { acquireHostLock, silentLogger } from '@netledger/cni';
+import { startNodeAgent } from '@netledger/testkit';
+import type { AgentStatus } from '@netledger/testkit';
 import { createFileDatastore } from '@netledger/datastore-file';
 import { createIpamClient, isIpamError } from '@netledger/ipam-core';
 import { createTempDir } from '@netledger/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PLUGIN, SNAPSHOT_FLAGS, requirePlugin } from './exec-harness.js';
+import { BIN_DIR, PLUGIN, SNAPSHOT_FLAGS, requirePlugin } from './exec-harness.js';
 
 let tmp: { path: string; remove: () => Promise<void> };
 let binDir: string;
@@ -29,6 +33,8 @@ let firstInstall: ReturnType<typeof install>;
 
 const installed = (dir = binDir): string => join(dir, 'netledger-ipam');
 const lib = (dir = binDir): string => join(dir, 'netledger-ipam.d');
+/** The shell launcher, which the Perl executable runs (Node's way in). */
+const launcher = (dir = binDir): string => join(lib(dir), 'netledger-ipam');
 
 function install(args: string[], installer = PLUGIN) {
   return spawnSync(installer, ['install', ...args], {
@@ -128,6 +134,7 @@ describe('netledger-ipam install', () => {
       `written   ${lib()}/netledger-ipam.snapshot.cjs`,
       `written   ${lib()}/netledger-ipam.blob`,
       `written   ${lib()}/netledger-ipam-agent.pl`,
+      `written   ${lib()}/netledger-ipam`,
       `written   ${installed()}`,
       'node agent client: /usr/bin/perl (while /run/netledger/node.sock exists)',
     ]);
@@ -138,9 +145,11 @@ describe('netledger-ipam install', () => {
     expect(mode(join(lib(), 'netledger-ipam.snapshot.cjs'))).toBe(0o644);
     expect(mode(join(lib(), 'netledger-ipam.blob'))).toBe(0o600);
     expect(mode(join(lib(), 'netledger-ipam-agent.pl'))).toBe(0o644);
+    expect(mode(launcher())).toBe(0o755);
     const blob = statSync(join(lib(), 'netledger-ipam.blob'), { bigint: true });
     expect(blob.mtimeNs).toBe(statSync(process.execPath, { bigint: true }).mtimeNs);
-    expect(readFileSync(installed(), 'utf8')).toContain(`n=${process.execPath}\n`);
+    expect(readFileSync(installed(), 'utf8')).toMatch(/^#!\/usr\/bin\/perl\n/);
+    expect(readFileSync(launcher(), 'utf8')).toContain(`n=${process.execPath}\n`);
   });
 
   it('is idempotent: a second run changes nothing', () => {
@@ -152,19 +161,34 @@ describe('netledger-ipam install', () => {
         .trim()
         .split('\n')
         .map((l) => l.split(' ')[0]),
-    ).toEqual(['unchanged', 'unchanged', 'unchanged', 'unchanged', 'unchanged', 'node']);
+    ).toEqual([
+      'unchanged',
+      'unchanged',
+      'unchanged',
+      'unchanged',
+      'unchanged',
+      'unchanged',
+      'node',
+    ]);
     expect(statSync(installed(), { bigint: true }).mtimeNs).toBe(before);
   });
 
-  it('the agent client: Perl by default, exec-ed while the socket exists; --agent-client node leaves it to the plugin', () => {
-    const launcher = readFileSync(installed(), 'utf8');
-    expect(launcher).toContain('[ -S /run/netledger/node.sock ] && [ -x /usr/bin/perl ]');
-    expect(launcher).toContain(`exec /usr/bin/perl "$c" /run/netledger/node.sock "$0" "$@"`);
+  it('the agent client: by default the executable itself (Perl, no module); --agent-client node leaves it to the plugin', () => {
+    const executable = readFileSync(installed(), 'utf8');
+    expect(executable).toContain("my $probe = '/run/netledger/node.sock';\n");
+    expect(executable).toContain("my $launcher = 'netledger-ipam.d/netledger-ipam';\n");
+    expect(executable).not.toMatch(/^\s*(use|require)\s/m);
     const dir = join(tmp.path, 'node-client');
     const r = install(['--bin-dir', dir, '--agent-client', 'node', '--agent-socket', '/x/a.sock']);
     expect(r.status, r.stderr).toBe(0);
     expect(r.stdout).toContain('node agent client: the plugin itself (Node)\n');
-    expect(readFileSync(join(dir, 'netledger-ipam'), 'utf8')).not.toContain('perl');
+    const sh = readFileSync(join(dir, 'netledger-ipam'), 'utf8');
+    expect(sh).toMatch(/^#!\/bin\/sh\n/);
+    expect(sh).not.toContain('perl');
+    expect(sh).toContain("import './netledger-ipam.d/netledger-ipam.mjs';");
+    expect(runCni(join(dir, 'netledger-ipam'), 'VERSION', 'v').json).toMatchObject({
+      cniVersion: '1.1.0',
+    });
     const bad = install(['--bin-dir', dir, '--agent-client', 'python']);
     expect(bad.status).toBe(2);
     expect(bad.stderr).toContain('--agent-client python: perl or node');
@@ -257,7 +281,7 @@ describe('the installed plugin, driven from there', () => {
         env: { PATH: `${binDir}:${process.env['PATH'] ?? '/usr/bin:/bin'}` },
       }),
     ],
-    ['as node <launcher>', () => ({ file: process.execPath, args: [installed()] })],
+    ['as node <launcher>', () => ({ file: process.execPath, args: [launcher()] })],
   ];
 
   it.each(paths)('ADD, a repeated ADD, CHECK and DEL work %s', async (_, how) => {
@@ -282,7 +306,7 @@ describe('the installed plugin, driven from there', () => {
 
   it('starts from the snapshot by its path, from the bundle under NODE_OPTIONS', () => {
     const trace = (env: Record<string, string>) =>
-      spawnSync('/bin/sh', ['-x', installed()], {
+      spawnSync('/bin/sh', ['-x', launcher()], {
         env: { PATH: '/usr/bin:/bin', CNI_COMMAND: 'VERSION', ...env },
         input: '',
         encoding: 'utf8',
@@ -290,7 +314,7 @@ describe('the installed plugin, driven from there', () => {
         .stderr.split('\n')
         .filter((l) => l.startsWith(`+ ${process.execPath} `));
     expect(trace({})).toEqual([
-      `+ ${process.execPath} ${SNAPSHOT_FLAGS.join(' ')} --snapshot-blob ${lib()}/netledger-ipam.blob ${installed()}`,
+      `+ ${process.execPath} ${SNAPSHOT_FLAGS.join(' ')} --snapshot-blob ${lib()}/netledger-ipam.blob ${launcher()}`,
     ]);
     expect(trace({ NODE_OPTIONS: '--max-old-space-size=200' })).toEqual([
       `+ ${process.execPath} ${lib()}/netledger-ipam.mjs`,
@@ -315,6 +339,84 @@ describe('the installed plugin, driven from there', () => {
       status: 1,
       json: { code: 7, msg: 'missing network name' },
     });
+  });
+});
+
+describe('installing over an older layout, and switching the agent client', () => {
+  it('replaces a shell-launcher executable with the Perl one (launcher first), and back', () => {
+    const dir = join(tmp.path, 'upgrade');
+    // An older install: the executable is the shell launcher, nothing else runs in the directory.
+    expect(install(['--bin-dir', dir, '--agent-client', 'node']).status).toBe(0);
+    rmSync(launcher(dir));
+    expect(runCni(installed(dir), 'ADD', 'u1')).toMatchObject({ status: 0 });
+    const r = install(['--bin-dir', dir]);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout.trim().split('\n').slice(-3)).toEqual([
+      `written   ${launcher(dir)}`,
+      `written   ${installed(dir)}`,
+      'node agent client: /usr/bin/perl (while /run/netledger/node.sock exists)',
+    ]);
+    expect(readFileSync(installed(dir), 'utf8')).toMatch(/^#!\/usr\/bin\/perl\n/);
+    expect(runCni(installed(dir), 'ADD', 'u1')).toMatchObject({ status: 0 });
+    expect(runCni(installed(dir), 'DEL', 'u1')).toMatchObject({ status: 0 });
+    const back = install(['--bin-dir', dir, '--agent-client', 'node']);
+    expect(back.stdout).toContain(`unchanged ${launcher(dir)}\nwritten   ${installed(dir)}\n`);
+    expect(readFileSync(installed(dir), 'utf8')).toMatch(/^#!\/bin\/sh\n/);
+    expect(runCni(installed(dir), 'VERSION', 'v')).toMatchObject({ status: 0 });
+  });
+});
+
+describe('the installed plugin beside netledger-node, the node agent', () => {
+  /** ADD requests the agent answered from the Perl client. */
+  const perlAdds = (s: AgentStatus): number =>
+    s.requests['command="ADD",client="netledger-ipam-perl",outcome="answered"'] ?? 0;
+
+  it('hands ADD and DEL to the agent from the Perl executable (a symlink too), and runs them in Node once the agent is killed', async () => {
+    const dir = join(tmp.path, 'agent-bin');
+    const socket = join(tmp.path, 'agent.sock');
+    const r = install(['--bin-dir', dir, '--agent-socket', socket]);
+    expect(r.stdout).toContain(`node agent client: /usr/bin/perl (while ${socket} exists)`);
+    const link = join(tmp.path, 'agent-links', 'netledger-ipam');
+    mkdirSync(join(tmp.path, 'agent-links'));
+    symlinkSync(installed(dir), link);
+    const base = JSON.parse(conf()) as { ipam: Record<string, unknown> };
+    const stdin = JSON.stringify({ ...base, ipam: { ...base.ipam, agent_socket: socket } });
+    const agent = await startNodeAgent({
+      bin: join(BIN_DIR, 'netledger-node'),
+      nodename: 'inst-node',
+      socket,
+      env: { NETLEDGER_DATASTORE_PATH: dsPath },
+    });
+    try {
+      for (const [file, id] of [
+        [installed(dir), 'ag1'],
+        [link, 'ag2'],
+      ] as const) {
+        const add = runCni(file, 'ADD', id, { stdin });
+        expect(add.status, add.stdout + add.stderr).toBe(0);
+        expect(add.json).toMatchObject({
+          ips: [{ address: expect.stringMatching(/^10\.79\.0\./) }],
+        });
+      }
+      expect(perlAdds(await agent.status())).toBe(2);
+      expect(runCni(link, 'VERSION', 'v', { stdin })).toMatchObject({
+        status: 0,
+        json: { cniVersion: '1.1.0' },
+      });
+      expect(runCni(link, 'DEL', 'ag2', { stdin })).toMatchObject({ status: 0, stdout: '' });
+      expect(await held('inst.ag2')).toEqual([]);
+      await agent.stop('SIGKILL'); // its socket stays: nobody listens on it
+      expect(existsSync(socket)).toBe(true);
+      const add = runCni(installed(dir), 'ADD', 'ag3', { stdin });
+      expect(add.status, add.stdout + add.stderr).toBe(0);
+      expect(await held('inst.ag3')).toHaveLength(1);
+      for (const id of ['ag1', 'ag3']) {
+        expect(runCni(installed(dir), 'DEL', id, { stdin })).toMatchObject({ status: 0 });
+        expect(await held(`inst.${id}`)).toEqual([]);
+      }
+    } finally {
+      await agent.stop('SIGKILL');
+    }
   });
 });
 
@@ -355,6 +457,17 @@ describe('the installed plugin when it cannot start as installed', () => {
     const r = runCni(installed(broken), 'ADD', 'b2', { env });
     expect(r.status).toBe(1);
     expect(r.json).toEqual({ code: 999, msg: expect.stringMatching(msg) });
+  });
+
+  it('prints CNI error JSON for a missing launcher in netledger-ipam.d/', () => {
+    const broken = copy();
+    rmSync(launcher(broken));
+    const r = runCni(installed(broken), 'ADD', 'b3');
+    expect(r).toMatchObject({ status: 1, stderr: '' });
+    expect(r.json).toEqual({
+      code: 999,
+      msg: `netledger-ipam: ${launcher(broken)} is missing or unreadable: run netledger-ipam install again`,
+    });
   });
 });
 

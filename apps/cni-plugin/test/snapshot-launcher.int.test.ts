@@ -6,6 +6,7 @@ import { createIpamClient } from '@netledger/ipam-core';
 import { createTempDir } from '@netledger/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  LAUNCHER,
   PLUGIN,
   SNAPSHOT_BLOB,
   SNAPSHOT_FLAGS,
@@ -47,7 +48,7 @@ const conf = (): string =>
 
 /** The launcher under `sh -x`: its trace (stderr) shows how it started Node. */
 function traceLauncher(env: Record<string, string>): { status: number | null; exec: string } {
-  const r = spawnSync('/bin/sh', ['-x', PLUGIN], { env, input: '', encoding: 'utf8' });
+  const r = spawnSync('/bin/sh', ['-x', LAUNCHER], { env, input: '', encoding: 'utf8' });
   const started = r.stderr.split('\n').filter((l) => l.startsWith(`+ ${process.execPath} `));
   return { status: r.status, exec: started.join('\n') };
 }
@@ -56,7 +57,16 @@ describe('bin/netledger-ipam and its start-up snapshot', () => {
   it('starts Node from the snapshot', () => {
     const r = traceLauncher(cniEnv('VERSION'));
     expect(r.status).toBe(0);
-    expect(r.exec).toContain(`${SNAPSHOT_FLAGS.join(' ')} --snapshot-blob ${SNAPSHOT_BLOB}`);
+    expect(r.exec).toBe(
+      `+ ${process.execPath} ${SNAPSHOT_FLAGS.join(' ')} --snapshot-blob ${SNAPSHOT_BLOB} ${LAUNCHER}`,
+    );
+  });
+
+  it('is the Perl agent client, which runs that launcher for Node (VERSION: no agent asked)', () => {
+    expect(readFileSync(PLUGIN, 'utf8')).toMatch(/^#!\/\S+\/perl\n/);
+    const r = spawnSync(PLUGIN, [], { env: cniEnv('VERSION'), input: '', encoding: 'utf8' });
+    expect(r).toMatchObject({ status: 0, stderr: '' });
+    expect(JSON.parse(r.stdout)).toMatchObject({ cniVersion: '1.1.0' });
   });
 
   it('keeps the blob, whose hash seed is fixed at build time, readable by its owner only', () => {

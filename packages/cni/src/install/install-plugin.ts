@@ -15,8 +15,8 @@ import type * as ChildProcessModule from 'node:child_process';
 import { DEFAULT_AGENT_SOCKET, parseNetConf } from '../net-conf.js';
 import { exampleConflist } from './example-conflist.js';
 import type { InstallOptions } from './install-args.js';
+import { agentClientScript } from './agent-client-script.js';
 import { launcherScript } from './launcher-script.js';
-import type { AgentClientLaunch } from './launcher-script.js';
 import {
   AGENT_CLIENT_NAME,
   BLOB_NAME,
@@ -32,10 +32,10 @@ interface InstalledFile {
   readonly action: 'written' | 'unchanged' | 'built';
 }
 
-/** What the install laid down, and which client the launcher reaches the node agent with. */
+/** What the install laid down, and which client the executable reaches the node agent with. */
 export interface InstalledPlugin {
   readonly files: InstalledFile[];
-  /** The Perl running the fast agent client, or `node` (the plugin asks the agent itself). */
+  /** The Perl of the executable (the agent client), or `node` (the plugin asks the agent itself). */
   readonly agentClient: string;
 }
 
@@ -143,24 +143,29 @@ function placeBlob(args: {
 }
 
 /**
- * The Perl the launcher runs the agent client with: the first `perl` on `path` (then /usr/bin and
- * /bin) that compiles the installed client (`perl -c`), or undefined when there is none.
+ * The executable as the agent client: the script for the first `perl` on `path` (then /usr/bin
+ * and /bin) that compiles it (`perl -c`), or undefined when there is none.
  */
-function findPerl(client: string, path: string): string | undefined {
-  const dirs = [...path.split(delimiter), '/usr/bin', '/bin'].filter((d) => d.startsWith('/'));
+function agentClientFor(args: {
+  client: string;
+  probeSocket: string;
+  path: string;
+}): { perl: string; script: string } | undefined {
+  const dirs = [...args.path.split(delimiter), '/usr/bin', '/bin'].filter((d) => d.startsWith('/'));
   for (const dir of new Set(dirs)) {
     const perl = join(dir, 'perl');
     if (!existsSync(perl) || !/^[\w./+=-]+$/.test(perl)) continue;
-    const checked = childProcess().spawnSync(perl, ['-c', client], { stdio: 'ignore' });
-    if (checked.status === 0) return perl;
+    const script = agentClientScript({ perl, probeSocket: args.probeSocket, client: args.client });
+    const checked = childProcess().spawnSync(perl, ['-c'], { input: script, stdio: 'pipe' });
+    if (checked.status === 0) return { perl, script };
   }
   return undefined;
 }
 
-/** Runs the installed launcher's VERSION, as a runtime would (with and without NODE_OPTIONS). */
-function verify(launcher: string): void {
+/** Runs the installed plugin's VERSION, as a runtime would (with and without NODE_OPTIONS). */
+function verify(executable: string): void {
   for (const nodeOptions of ['', '--max-old-space-size=256']) {
-    const r = childProcess().spawnSync(launcher, [], {
+    const r = childProcess().spawnSync(executable, [], {
       env: {
         PATH: process.env['PATH'] ?? '/usr/bin:/bin',
         CNI_COMMAND: 'VERSION',
@@ -178,13 +183,15 @@ function verify(launcher: string): void {
 
 /**
  * Lays down a self-contained netledger-ipam in `binDir` (netledger-ipam install): the bundle and
- * the snapshot's entry (0644), a blob that loads in `source.node` (0600) and the node agent's
- * Perl client (0644) in `binDir/netledger-ipam.d/`, then the launcher `binDir/netledger-ipam`
- * (0755), each written atomically and only when it changed, the launcher last. The launcher hands
- * requests to the agent through the client when a Perl that compiles it is found (`agentClient`
- * perl), else the plugin asks the agent from Node. Then it runs the installed plugin's VERSION
- * with and without NODE_OPTIONS. With `confDir`, also writes the example conflist (0644) after
- * checking it parses. Idempotent: a second run with the same files reports them unchanged.
+ * the snapshot's entry (0644), a blob that loads in `source.node` (0600), the agent client's source
+ * (0644) and the shell launcher (0755) in `binDir/netledger-ipam.d/`, then the executable `binDir/netledger-ipam` (0755): the
+ * node agent's Perl client in front of that launcher when a Perl that compiles it is found
+ * (`agentClient` perl), else a shell launcher of its own (the plugin asks the agent from Node).
+ * Each is written atomically and only when it changed, the executable last, so a plugin started
+ * during the install runs the old files or the new ones (an older install's executable, the shell
+ * launcher with the client's source in the directory, keeps working until it is replaced). Then it runs the installed plugin's VERSION with and without
+ * NODE_OPTIONS. With `confDir`, also writes the example conflist (0644) after checking it parses.
+ * Idempotent: a second run with the same files reports them unchanged.
  */
 export function installPlugin(options: InstallOptions, source: InstallSource): InstalledPlugin {
   const bundle = join(source.dir, BUNDLE_NAME);
@@ -208,24 +215,23 @@ export function installPlugin(options: InstallOptions, source: InstallSource): I
       entryChanged: entryFile.action !== 'unchanged',
     }),
   );
-  const installedClient = join(libDir, AGENT_CLIENT_NAME);
-  files.push(place(installedClient, readFileSync(client), 0o644));
-  const perl =
+  const clientSource = readFileSync(client);
+  files.push(place(join(libDir, AGENT_CLIENT_NAME), clientSource, 0o644));
+  const node = { node: source.node, flags: source.snapshotFlags };
+  // Laid down whichever the client: a switch between them never leaves the executable without it.
+  const inner = launcherScript({ ...node, inPluginDir: true });
+  files.push(place(join(libDir, LAUNCHER_NAME), Buffer.from(inner), 0o755));
+  const perlClient =
     options.agentClient === 'perl'
-      ? findPerl(installedClient, process.env['PATH'] ?? '/usr/bin:/bin')
+      ? agentClientFor({
+          client: clientSource.toString('utf8'),
+          probeSocket: options.agentSocket ?? DEFAULT_AGENT_SOCKET,
+          path: process.env['PATH'] ?? '/usr/bin:/bin',
+        })
       : undefined;
-  const agent: AgentClientLaunch | undefined =
-    perl === undefined
-      ? undefined
-      : { perl, probeSocket: options.agentSocket ?? DEFAULT_AGENT_SOCKET };
-  const launcher = join(options.binDir, LAUNCHER_NAME);
-  const script = launcherScript({
-    node: source.node,
-    flags: source.snapshotFlags,
-    ...(agent && { agent }),
-  });
-  files.push(place(launcher, Buffer.from(script), 0o755));
-  verify(launcher);
+  const executable = join(options.binDir, LAUNCHER_NAME);
+  files.push(place(executable, Buffer.from(perlClient?.script ?? launcherScript(node)), 0o755));
+  verify(executable);
   if (options.confDir !== undefined) {
     const conflist = exampleConflist(options);
     const plugin = (conflist['plugins'] as Record<string, unknown>[])[0]!;
@@ -240,5 +246,5 @@ export function installPlugin(options: InstallOptions, source: InstallSource): I
       ),
     );
   }
-  return { files, agentClient: perl ?? 'node' };
+  return { files, agentClient: perlClient?.perl ?? 'node' };
 }

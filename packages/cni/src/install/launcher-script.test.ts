@@ -149,6 +149,38 @@ describe('the installed launcher', () => {
     });
   });
 
+  it.each<[string, (lib: string) => string]>([
+    ['by its path', (lib) => join(lib, 'netledger-ipam')],
+    [
+      'through a symlink elsewhere',
+      (lib) => {
+        mkdirSync(join(dir.path, 'links'));
+        symlinkSync(join(lib, 'netledger-ipam'), join(dir.path, 'links', 'netledger-ipam'));
+        return join(dir.path, 'links', 'netledger-ipam');
+      },
+    ],
+  ])('inside netledger-ipam.d/ (the Perl client runs it), finds its files there: %s', (_, at) => {
+    install(fakeNode(0, 0));
+    const lib = join(dir.path, 'bin', 'netledger-ipam.d');
+    const script = launcherScript({ node: fakeNode(14, 0), flags: [], inPluginDir: true });
+    expect(script).toMatch(/\nimport '\.\/netledger-ipam\.mjs';\n$/);
+    writeFileSync(join(lib, 'netledger-ipam'), script, { mode: 0o755 });
+    spawnSync('touch', ['-r', join(dir.path, 'fake-node'), join(lib, 'netledger-ipam.blob')]);
+    launcher = at(lib);
+    const r = run();
+    expect(r.status).toBe(0);
+    expect(r.calls).toEqual([
+      `--snapshot-blob ${lib}/netledger-ipam.blob ${launcher} arg1`,
+      `${lib}/netledger-ipam.mjs arg1`,
+    ]);
+  });
+
+  it('beside netledger-ipam.d/ (the executable), imports the bundle there under node', () => {
+    expect(launcherScript({ node: '/usr/bin/node', flags: [] })).toMatch(
+      /\nimport '\.\/netledger-ipam\.d\/netledger-ipam\.mjs';\n$/,
+    );
+  });
+
   it.each([
     ['/usr/bin/node; rm -rf /', 'cannot quote'],
     ['/usr/bin/node', ''],

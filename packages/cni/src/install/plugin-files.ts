@@ -2,13 +2,20 @@ import { dirname, resolve } from 'node:path';
 
 /** The directory an installed plugin keeps its files in, beside its launcher. */
 export const PLUGIN_DIR_NAME = 'netledger-ipam.d';
-/** The launcher's name: the CNI plugin type runtimes execute. */
+/**
+ * The installed executable's name, the CNI plugin type runtimes execute; also the shell launcher's
+ * inside the directory (`netledger-ipam.d/netledger-ipam`), which the Perl agent client runs.
+ */
 export const LAUNCHER_NAME = 'netledger-ipam';
 /** The plain bundle (an ES module), run when the snapshot cannot serve. */
 export const BUNDLE_NAME = 'netledger-ipam.mjs';
 /** The snapshot's entry (CommonJS), from which a blob is built for the Node that will run it. */
 export const SNAPSHOT_ENTRY_NAME = 'netledger-ipam.snapshot.cjs';
-/** The node agent's fast client (Perl), which the launcher runs while the agent's socket exists. */
+/**
+ * The node agent's Perl client's source beside the bundle (0644, so an installed plugin can install
+ * itself elsewhere), from which the install makes the executable when it finds a Perl
+ * (agent-client-script.ts).
+ */
 export const AGENT_CLIENT_NAME = 'netledger-ipam-agent.pl';
 /** The start-up snapshot, readable by its owner only. */
 export const BLOB_NAME = 'netledger-ipam.blob';
