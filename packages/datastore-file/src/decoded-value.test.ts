@@ -52,26 +52,25 @@ describe('decodeStoredValue', () => {
       key: { kind: 'BlockAffinity', host: 'node1', cidr: '10.0.0.0/30', affinityType: 'host' },
       text: '{"state":"confirmed","deleted":false}',
     },
-  ])('gives what decodeValue gives for $kind, decoding once', ({ key, text }) => {
+  ])('gives what decodeValue gives for $kind, decoding twice at most', ({ key, text }) => {
     const { entry, reads } = countingEntry(key, text);
-    const first = decodeStoredValue(entry);
-    const second = decodeStoredValue(entry);
-    expect(first).toEqual(decodeValue(key, text));
-    expect(second).toEqual(first);
-    expect(second).not.toBe(first);
-    expect(reads()).toBe(1);
+    const values = [1, 2, 3, 4].map(() => decodeStoredValue(entry));
+    for (const v of values) expect(v).toEqual(decodeValue(key, text));
+    expect(new Set(values).size).toBe(values.length);
+    expect(reads()).toBe(2);
   });
 
   it('hands out copies: changing one, deep down, changes no later read', () => {
     const { entry } = countingEntry(BLOCK_KEY, blockText);
-    decodeStoredValue(entry);
-    const mine = decodeStoredValue(entry) as {
-      -readonly [F in keyof AllocationBlock]: AllocationBlock[F];
-    };
-    (mine.allocations as (number | null)[])[2] = 0;
-    (mine.attributes[0]!.activeOwnerAttrs as Record<string, string>)['pod'] = 'changed';
-    (mine.sequenceNumberForAllocation as Record<string, bigint>)['0'] = 1n;
-    mine.sequenceNumber = 0n;
+    type Mutable = { -readonly [F in keyof AllocationBlock]: AllocationBlock[F] };
+    // The first reads decode, later ones copy what is kept: change what each kind gave.
+    for (let i = 0; i < 3; i++) {
+      const mine = decodeStoredValue(entry) as Mutable;
+      (mine.allocations as (number | null)[])[2] = 0;
+      (mine.attributes[0]!.activeOwnerAttrs as Record<string, string>)['pod'] = 'changed';
+      (mine.sequenceNumberForAllocation as Record<string, bigint>)['0'] = 1n;
+      mine.sequenceNumber = 0n;
+    }
     const again = decodeStoredValue(entry) as AllocationBlock;
     expect(again).toEqual(decodeValue(BLOCK_KEY, blockText));
     expect(again.sequenceNumber).toBe(BIG_SEQUENCE);
@@ -82,6 +81,7 @@ describe('decodeStoredValue', () => {
     const text = blockText.replace('"pod":"p0"', '"pod":"p0","__proto__":"x"');
     expect(text).not.toBe(blockText);
     const { entry } = countingEntry(BLOCK_KEY, text);
+    decodeStoredValue(entry);
     decodeStoredValue(entry);
     const copy = decodeStoredValue(entry) as AllocationBlock;
     const attrs = copy.attributes[0]!.activeOwnerAttrs!;

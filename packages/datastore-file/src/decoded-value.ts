@@ -1,17 +1,19 @@
 import { decodeValue } from '@netledger/ipam-core/adapter';
 import type { StoredEntry } from './store-snapshot.js';
 
-// A stored entry never changes (a write makes a new one), so its value needs decoding only once;
-// every read then gets its own copy, so no caller can change what the next one reads. Copying
-// the plain data a decode returns is an order of magnitude cheaper than decoding again (a full
-// /26 block: about 15 µs against 190 µs), and a long-lived reader such as the node agent reads
-// the same blocks, pools and affinities on every request.
+// A stored entry never changes (a write makes a new one), so its value needs decoding only so
+// often; every read then gets its own copy, so no caller can change what the next one reads.
+// Copying the plain data a decode returns is an order of magnitude cheaper than decoding again (a
+// full /26 block: about 15 µs against 190 µs), and a long-lived reader such as the node agent reads
+// the same blocks, pools and affinities on every request. A value is kept from its second read on:
+// one read once (a listing by a one-shot command) costs no more than a decode and holds no memory.
 //
 // Only plain data is kept: arrays, objects whose prototype is Object's (or none) holding only
 // enumerable own string-keyed values, and primitives. A value holding anything else (a class
 // instance, a Date) would not survive the copy as it is, so it is decoded on every read instead.
 
 const decoded = new WeakMap<StoredEntry, unknown>();
+const readOnce = new WeakSet<StoredEntry>();
 
 function isPlainData(v: unknown): boolean {
   if (typeof v === 'function' || typeof v === 'symbol') return false;
@@ -64,13 +66,16 @@ function copyPlainData<T>(v: T): T {
 
 /**
  * The value of `entry` as `decodeValue` gives it, in a fresh copy that shares no object with any
- * other caller's. Decodes on the first call for an entry (and throws what `decodeValue` throws,
- * keeping nothing), then copies.
+ * other caller's. Decodes on the first two calls for an entry (throwing what `decodeValue` throws,
+ * keeping nothing), then copies what the second one decoded.
  */
 export function decodeStoredValue(entry: StoredEntry): unknown {
   if (decoded.has(entry)) return copyPlainData(decoded.get(entry));
   const value = decodeValue(entry.key, entry.value);
-  if (!isPlainData(value)) return value;
-  decoded.set(entry, value);
-  return copyPlainData(value);
+  if (!readOnce.has(entry)) {
+    readOnce.add(entry);
+    return value;
+  }
+  if (isPlainData(value)) decoded.set(entry, copyPlainData(value));
+  return value;
 }
