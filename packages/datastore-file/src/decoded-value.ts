@@ -1,12 +1,12 @@
 import { decodeValue } from '@netledger/ipam-core/adapter';
 import type { StoredEntry } from './store-snapshot.js';
 
-// A stored entry never changes (a write makes a new one), so its value needs decoding only so
-// often; every read then gets its own copy, so no caller can change what the next one reads.
+// A stored entry never changes (a write makes a new one), so its value needs decoding at most
+// twice; every read then gets its own copy, so no caller can change what the next one reads.
 // Copying the plain data a decode returns is an order of magnitude cheaper than decoding again (a
 // full /26 block: about 15 µs against 190 µs), and a long-lived reader such as the node agent reads
 // the same blocks, pools and affinities on every request. A value is kept from its second read on:
-// one read once (a listing by a one-shot command) costs no more than a decode and holds no memory.
+// a value read once (a listing by a one-shot command) costs a decode, as before, and holds nothing.
 //
 // Only plain data is kept: arrays, objects whose prototype is Object's (or none) holding only
 // enumerable own string-keyed values, and primitives. A value holding anything else (a class
