@@ -1,4 +1,4 @@
-import { mkdir, symlink } from 'node:fs/promises';
+import { mkdir, rm, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createTempDir } from '@netledger/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -91,6 +91,38 @@ describe('enforcePathPolicy', () => {
     await mkdir(join(root, 'real'));
     await symlink(join(root, 'real'), join(root, 'alias'));
     expect(await check({ datastore_path: join(root, 'alias', 'ds.json') })).toBeUndefined();
+  });
+
+  it('checks the disk on every call: a symlink swapped since the last one is caught', async () => {
+    const outside = join(dir.path, 'outside');
+    await mkdir(outside);
+    await mkdir(join(root, 'real'));
+    await symlink(join(root, 'real'), join(root, 'alias'));
+    const conf = { datastore_path: join(root, 'alias', 'ds.json') };
+    expect(await check(conf)).toBeUndefined();
+    await rm(join(root, 'alias'));
+    await symlink(outside, join(root, 'alias'));
+    expect(await check(conf)).toMatchObject({ code: 7 });
+  });
+
+  it('checks a root that is itself a symlink by where it leads', async () => {
+    const realRoot = join(dir.path, 'real-root');
+    await mkdir(realRoot);
+    const linkRoot = join(dir.path, 'link-root');
+    await symlink(realRoot, linkRoot);
+    const env = { NETLEDGER_PATH_ROOTS: linkRoot };
+    const inside = join(linkRoot, 'ds.json');
+    expect(await check({ datastore_path: inside, ipam_lock_file: join(linkRoot, 'l') }, env)).toBe(
+      undefined,
+    );
+    await symlink(join(dir.path, 'elsewhere'), join(realRoot, 'away'));
+    await mkdir(join(dir.path, 'elsewhere'));
+    const e = await check(
+      { datastore_path: join(linkRoot, 'away', 'ds.json'), ipam_lock_file: join(linkRoot, 'l') },
+      env,
+    );
+    expect(e).toMatchObject({ code: 7 });
+    expect(e!.message).toContain('outside its root');
   });
 
   it('ipam.path_roots narrows the roots, and cannot widen them', async () => {

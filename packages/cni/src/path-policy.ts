@@ -1,4 +1,4 @@
-import { lstat, realpath } from 'node:fs/promises';
+import { lstatSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, posix } from 'node:path';
 import { CniError, CniErrorCode } from './cni-error.js';
 import type { Env } from './cni-request.js';
@@ -71,17 +71,27 @@ const errno = (e: unknown): string | undefined => (e as NodeJS.ErrnoException).c
 /**
  * `path` as the file system resolves it: the real path of its deepest existing ancestor with the
  * rest appended. A dangling symlink on the way (which a create would follow) is refused.
+ *
+ * Blocking calls on purpose: resolving a few path components is microseconds of work, done again
+ * on every request so that a symlink swapped in since the last one is caught (a cache would need
+ * the same lstat per component to stay safe). On the thread pool each call cost about twice as
+ * much CPU, in dispatch and a promise, and the node agent runs this on every request.
  */
-async function resolveOnDisk(path: string, key: string): Promise<string> {
+function resolveOnDisk(path: string, key: string): string {
   let rest = '';
   let at = path;
   for (;;) {
     try {
-      return join(await realpath(at), rest);
+      return join(realpathSync(at), rest);
     } catch (e) {
       if (errno(e) !== 'ENOENT' && errno(e) !== 'ENOTDIR') throw invalid(`${key}: ${String(e)}`);
     }
-    const link = await lstat(at).catch(() => undefined);
+    let link;
+    try {
+      link = lstatSync(at, { throwIfNoEntry: false });
+    } catch {
+      link = undefined;
+    }
     if (link?.isSymbolicLink()) {
       throw invalid(`${key} ${JSON.stringify(path)}: ${at} is a symlink to nowhere`);
     }
@@ -91,8 +101,15 @@ async function resolveOnDisk(path: string, key: string): Promise<string> {
   }
 }
 
+/** The allowed roots, and each one as resolved on disk (once per request). */
+interface RootPolicy {
+  readonly roots: readonly string[];
+  readonly resolveRoot: (root: string) => string;
+}
+
 /** Checks one configured path against the roots: as written, then as resolved on disk. */
-async function checkPath(key: string, path: string, roots: readonly string[]): Promise<void> {
+function checkPath(key: string, path: string, policy: RootPolicy): void {
+  const { roots, resolveRoot } = policy;
   const allowed = `allowed roots: ${roots.join(', ')}; see ipam.path_roots and ${ROOTS_VARIABLE}`;
   if (!isNormalAbsolute(path)) {
     throw invalid(`${key} ${JSON.stringify(path)} is not an absolute normalized path (${allowed})`);
@@ -101,10 +118,8 @@ async function checkPath(key: string, path: string, roots: readonly string[]): P
   if (root === undefined) {
     throw invalid(`${key} ${JSON.stringify(path)} is outside the allowed roots (${allowed})`);
   }
-  const [real, realRoot] = await Promise.all([
-    resolveOnDisk(path, key),
-    resolveOnDisk(root, 'path root'),
-  ]);
+  const real = resolveOnDisk(path, key);
+  const realRoot = resolveRoot(root);
   if (!within(real, realRoot) || real === realRoot) {
     throw invalid(
       `${key} ${JSON.stringify(path)} resolves to ${real}, outside its root ${root} (a symlink escapes it)`,
@@ -133,9 +148,19 @@ export interface PathPolicyInput {
  */
 export async function enforcePathPolicy(input: PathPolicyInput): Promise<void> {
   const roots = narrowedRoots(input.stdin, baseRoots(input.env));
-  await checkPath('ipam_lock_file', input.ipam.lockFile, roots);
+  // Both paths usually share a root: resolve each root once per request.
+  const resolvedRoots = new Map<string, string>();
+  const resolveRoot = (root: string): string => {
+    let real = resolvedRoots.get(root);
+    if (real === undefined) {
+      real = resolveOnDisk(root, 'path root');
+      resolvedRoots.set(root, real);
+    }
+    return real;
+  };
+  checkPath('ipam_lock_file', input.ipam.lockFile, { roots, resolveRoot });
   const store = input.ipam.datastore;
   if (store.type === 'file' && store.path !== undefined) {
-    await checkPath('datastore_path', store.path, roots);
+    checkPath('datastore_path', store.path, { roots, resolveRoot });
   }
 }

@@ -188,6 +188,30 @@ describe('file datastore', () => {
     await expect(a.get(handle('h1'))).rejects.toMatchObject({ code: 'CorruptValue' });
   });
 
+  it('gives every read its own value: changing one changes no later get, list or watch', async () => {
+    const a = await openStore();
+    const key: DatastoreKey<'IPAMBlock'> = { kind: 'IPAMBlock', cidr: '10.0.0.0/30' };
+    const block = new BlockBuilder('10.0.0.0/30').affine('n1').allocate([0], 'h1').build();
+    const written = await a.create({ key, value: block });
+    const read = async () => [
+      (await a.get(key)).value,
+      (await a.list({ kind: 'IPAMBlock' })).items[0]!.value,
+    ];
+    // Two rounds: the first reads decode, later ones copy what the store keeps.
+    for (const value of [...(await read()), ...(await read())]) {
+      (value.allocations as (number | null)[])[1] = 0;
+      (value.attributes as unknown[]).push({ handleId: 'mine' });
+    }
+    const watch = a.watch({ kind: 'IPAMBlock' }, { revision: '0' });
+    const event = await nextEvent(watch);
+    if (event.type !== 'added') throw new Error('expected an added event');
+    for (const value of [...(await read()), event.kv.value]) {
+      expect(value).toEqual(written.value);
+      expect(value).not.toBe(written.value);
+    }
+    watch.close();
+  });
+
   it('fails Unavailable once the file is removed, and once closed', async () => {
     const a = await openStore();
     await rm(path);

@@ -1,12 +1,15 @@
-import { decodeValue } from '@netledger/ipam-core/adapter';
 import type { KVPair, WatchEvent } from '@netledger/ipam-core';
+import { decodeStoredValue } from './decoded-value.js';
 import type { HistoryRecord, StoredEntry } from './store-snapshot.js';
 
-/** Decodes a stored entry into a fresh `KVPair`, so no caller can change what is cached. */
+/**
+ * A stored entry as a fresh `KVPair`: its value decoded once per entry, each caller getting its
+ * own copy, so no caller can change what is cached.
+ */
 export function toKvPair(entry: StoredEntry): KVPair {
   return {
     key: entry.key,
-    value: decodeValue(entry.key, entry.value),
+    value: decodeStoredValue(entry) as KVPair['value'],
     revision: String(entry.modRevision),
     uid: entry.uid,
   };
@@ -23,7 +26,7 @@ function lazyKvPair(entry: StoredEntry): KVPair {
     enumerable: true,
     configurable: true,
     get() {
-      const value = decodeValue(entry.key, entry.value);
+      const value = decodeStoredValue(entry);
       Object.defineProperty(kv, 'value', { value, enumerable: true, writable: true });
       return value;
     },

@@ -11,6 +11,8 @@ import { emptySnapshot } from './store-snapshot.js';
 const FILE = '/var/lib/netledger/datastore.json';
 const crc32Hex = (text: string): string => crc32(text).toString(16).padStart(8, '0');
 const BLOCK_PATH = '/calico/ipam/v2/assignment/ipv4/block/10.0.0.0-30';
+/** The file's text for a snapshot, as a reader sees it. */
+const documentText = (s: StoreSnapshot): string => serializeStoreDocument(s).toString('utf8');
 
 function sample(): StoreSnapshot {
   const block = new BlockBuilder('10.0.0.0/30').affine('node1').allocate([0], 'h1').build();
@@ -50,7 +52,7 @@ interface RawDoc {
   [field: string]: unknown;
   entries: Record<string, { value: string; modRevision: number }>;
 }
-const sampleDoc = (): RawDoc => JSON.parse(serializeStoreDocument(sample())) as RawDoc;
+const sampleDoc = (): RawDoc => JSON.parse(documentText(sample())) as RawDoc;
 
 function corruptMessage(text: string): string {
   try {
@@ -66,21 +68,21 @@ function corruptMessage(text: string): string {
 describe('store document', () => {
   it('round-trips a snapshot, uint64 sequence numbers included', () => {
     const s = sample();
-    const back = parseStoreDocument(serializeStoreDocument(s), { filePath: FILE });
+    const back = parseStoreDocument(documentText(s), { filePath: FILE });
     expect(back).toEqual(s);
     expect(back.entries.get(BLOCK_PATH)!.value).toContain(String(BIG_SEQUENCE));
   });
 
   it('reuses unchanged entries and history records of the previous snapshot', () => {
     const s = sample();
-    const back = parseStoreDocument(serializeStoreDocument(s), { filePath: FILE, previous: s });
+    const back = parseStoreDocument(documentText(s), { filePath: FILE, previous: s });
     expect(back.entries.get(BLOCK_PATH)).toBe(s.entries.get(BLOCK_PATH));
     expect(back.history[0]).toBe(s.history[0]);
   });
 
   it('shares the stored object with the history record of its newest change', () => {
     const s = sample();
-    const back = parseStoreDocument(serializeStoreDocument(s), { filePath: FILE });
+    const back = parseStoreDocument(documentText(s), { filePath: FILE });
     const created = back.history.find((r) => r.path === BLOCK_PATH)!;
     expect(created.entry).toBe(back.entries.get(BLOCK_PATH));
   });
@@ -88,7 +90,7 @@ describe('store document', () => {
   describe('seal', () => {
     /** The document text with one value replaced and the seal recomputed as a writer would. */
     const resealedWith = (value: string): string => {
-      const text = serializeStoreDocument(sample());
+      const text = documentText(sample());
       const body = text.slice(0, text.lastIndexOf(',"seal":"'));
       const entry = JSON.stringify(sample().entries.get(BLOCK_PATH)!.value);
       const edited = body.replace(entry, JSON.stringify(value));
@@ -97,9 +99,48 @@ describe('store document', () => {
     };
 
     it('ends every document it writes with the CRC-32 of the text before it', () => {
-      const text = serializeStoreDocument(sample());
+      const text = documentText(sample());
       const m = /,"seal":"([0-9a-f]{8})"\}\n$/.exec(text)!;
       expect(crc32Hex(text.slice(0, m.index))).toBe(m[1]);
+    });
+
+    it('seals the UTF-8 bytes it writes, which a reader checks against its text', () => {
+      // A value no decoder accepts parses only if the seal is found intact (decoding is skipped).
+      const value = '{"cidr": "ü€😀"}';
+      const s = mutateSnapshot(
+        emptySnapshot('store-2'),
+        [{ op: 'create', key: { kind: 'IPAMBlock', cidr: '10.0.0.0/30' }, value }],
+        { newUid: () => 'u1', historyLimit: 10 },
+      ).snapshot;
+      const bytes = serializeStoreDocument(s);
+      const tail = Buffer.byteLength(',"seal":"00000000"}\n');
+      const seal = crc32(bytes.subarray(0, bytes.length - tail))
+        .toString(16)
+        .padStart(8, '0');
+      expect(bytes.subarray(bytes.length - tail).toString()).toBe(`,"seal":"${seal}"}\n`);
+      const back = parseStoreDocument(bytes.toString('utf8'), { filePath: FILE });
+      expect(back.entries.get(BLOCK_PATH)!.value).toBe(value);
+    });
+
+    it('writes each change of a later snapshot, not the bytes kept for an earlier one', () => {
+      const s = sample();
+      const first = documentText(s);
+      const block = new BlockBuilder('10.0.0.0/30').affine('node1').allocate([0, 1], 'h2').build();
+      const next = mutateSnapshot(
+        s,
+        [
+          {
+            op: 'update',
+            key: { kind: 'IPAMBlock', cidr: '10.0.0.0/30' },
+            value: encodeValue('IPAMBlock', block),
+            revision: String(s.entries.get(BLOCK_PATH)!.modRevision),
+          },
+        ],
+        { newUid: () => 'u2', historyLimit: 2 },
+      ).snapshot;
+      const back = parseStoreDocument(documentText(next), { filePath: FILE });
+      expect(back).toEqual(next);
+      expect(documentText(s)).toBe(first);
     });
 
     it('trusts the values of a sealed document without decoding them', () => {

@@ -3,20 +3,22 @@ import { IpamError } from '@netledger/ipam-core';
 import { decodeValue, keyToPath, pathToKey } from '@netledger/ipam-core/adapter';
 import type { HistoryRecord, StoreSnapshot, StoredEntry } from './store-snapshot.js';
 import { STORE_FORMAT } from './store-snapshot.js';
+import { planEntriesSection } from './entries-section.js';
 
 // The file is one JSON document; each value is kept as the Calico JSON text `encodeValue` gave,
 // so the outer document needs only the built-in JSON parser and uint64s inside values stay exact.
 //
-// Its last field is a seal: the CRC-32 of the text before it. Only this package writes a seal, and
-// only over values that decode (its own encodings, or text it read from a checked or sealed file).
-// A reader that finds the seal intact skips decoding every value, so opening the store costs one
-// JSON.parse and a checksum instead of one decode per object, and values are decoded when read. A
-// file edited by hand, truncated or damaged on disk no longer matches its seal and is checked in
-// full, as is a file without one. (A checksum against accidents, not a signature.)
+// Its last field is a seal: the CRC-32 of the text before it (of its UTF-8 bytes, as in the
+// file). Only this package writes a seal, and only over values that decode (its own encodings, or
+// text it read from a checked or sealed file). A reader that finds the seal intact skips decoding
+// every value, so opening the store costs one JSON.parse and a checksum instead of one decode per
+// object, and values are decoded when read. A file edited by hand, truncated or damaged on disk
+// no longer matches its seal and is checked in full, as is a file without one. (A checksum against
+// accidents, not a signature.)
 
 const SEAL = /,"seal":"([0-9a-f]{8})"\}\n?$/;
 
-const sealOf = (body: string): string => crc32(body).toString(16).padStart(8, '0');
+const sealOf = (body: string | Uint8Array): string => crc32(body).toString(16).padStart(8, '0');
 
 /** True when `text` ends with a seal that matches the text before it. */
 function isSealed(text: string): boolean {
@@ -213,43 +215,68 @@ const entryRecord = (e: StoredEntry) => ({
 });
 
 // Entries and history records are immutable and shared between snapshots, so each one's JSON is
-// produced once and reused by every later write: a write re-escapes only what it changed, not
-// every value in the store.
-const entryJson = new WeakMap<StoredEntry, string>();
-const historyJson = new WeakMap<HistoryRecord, string>();
+// produced, and encoded as UTF-8, once and reused by every later write: a write escapes and encodes
+// only what it changed, copies the rest (see entries-section.ts), and seals the bytes it writes (a
+// seal over the text would encode the whole document once more, as would writing the text).
+const entryBytes = new WeakMap<StoredEntry, { readonly path: string; readonly bytes: Buffer }>();
+const historyBytes = new WeakMap<HistoryRecord, Buffer>();
 
-function memo<T extends object>(
-  cache: WeakMap<T, string>,
-  item: T,
-  make: (item: T) => string,
-): string {
-  let text = cache.get(item);
-  if (text === undefined) {
-    text = make(item);
-    cache.set(item, text);
-  }
-  return text;
+/** `"<path>":{...}` as bytes; keyed by entry, checked against the path it is stored under. */
+function entryPiece(path: string, e: StoredEntry): Buffer {
+  const cached = entryBytes.get(e);
+  if (cached?.path === path) return cached.bytes;
+  const bytes = Buffer.from(`${JSON.stringify(path)}:${JSON.stringify(entryRecord(e))}`);
+  entryBytes.set(e, { path, bytes });
+  return bytes;
 }
 
-/** The file text for a snapshot; {@link parseStoreDocument} reads it back. */
-export function serializeStoreDocument(snapshot: StoreSnapshot): string {
-  const entries: string[] = [];
-  for (const [path, e] of snapshot.entries) {
-    entries.push(
-      `${JSON.stringify(path)}:${memo(entryJson, e, (x) => JSON.stringify(entryRecord(x)))}`,
-    );
+function historyPiece(r: HistoryRecord): Buffer {
+  let bytes = historyBytes.get(r);
+  if (bytes === undefined) {
+    const record = { type: r.type, revision: r.revision, path: r.path, ...entryRecord(r.entry) };
+    bytes = Buffer.from(JSON.stringify(record));
+    historyBytes.set(r, bytes);
   }
-  const history = snapshot.history.map((r) =>
-    memo(historyJson, r, (x) =>
-      JSON.stringify({ type: x.type, revision: x.revision, path: x.path, ...entryRecord(x.entry) }),
-    ),
-  );
+  return bytes;
+}
+
+/** `,"seal":"xxxxxxxx"}\n` */
+const SEAL_TAIL_LENGTH = 20;
+
+/**
+ * The file's bytes for a snapshot: the document as UTF-8 JSON, sealed, ending in a newline;
+ * {@link parseStoreDocument} reads it back (as text).
+ */
+export function serializeStoreDocument(snapshot: StoreSnapshot): Buffer {
+  const entries = planEntriesSection(snapshot.entries, entryPiece);
+  const history = snapshot.history.map(historyPiece);
   const header = JSON.stringify({
     format: STORE_FORMAT,
     storeId: snapshot.storeId,
     revision: snapshot.revision,
     compactedRevision: snapshot.compactedRevision,
   });
-  const body = `${header.slice(0, -1)},"entries":{${entries.join(',')}},"history":[${history.join(',')}]`;
-  return `${body},"seal":"${sealOf(body)}"}\n`;
+  const open = Buffer.from(`${header.slice(0, -1)},"entries":{`);
+  const middle = '},"history":[';
+  let bodyLength = open.length + entries.length + middle.length + 1;
+  for (const piece of history) bodyLength += piece.length + 1;
+  if (history.length > 0) bodyLength -= 1; // one comma fewer than records
+  const out = Buffer.allocUnsafeSlow(bodyLength + SEAL_TAIL_LENGTH);
+  out.set(open, 0);
+  let at = open.length;
+  entries.writeTo(out, at);
+  at += entries.length;
+  at += out.write(middle, at, 'latin1');
+  history.forEach((piece, i) => {
+    if (i > 0) out[at++] = 0x2c;
+    out.set(piece, at);
+    at += piece.length;
+  });
+  at += out.write(']', at, 'latin1');
+  if (at !== bodyLength) {
+    throw new Error(`store document: wrote ${at} bytes, expected ${bodyLength}`);
+  }
+  const tail = `,"seal":"${sealOf(out.subarray(0, bodyLength))}"}\n`;
+  out.write(tail, bodyLength, 'latin1');
+  return out;
 }

@@ -83,7 +83,11 @@ export async function loadStoreFile(
 export interface CommitOptions {
   readonly fs: StoreFs;
   readonly path: string;
-  readonly text: string;
+  /**
+   * The file's contents: the bytes `serializeStoreDocument` gave (written as they are), or
+   * text (written as UTF-8).
+   */
+  readonly text: string | Uint8Array;
   /** An open handle on the store's directory, fsynced after the rename. */
   readonly dirHandle: StoreFileHandle;
   /**
@@ -98,17 +102,20 @@ const TEMP_MARK = '.tmp-';
 /** The suffix of the previous good generation kept beside the store (`datastore.json.prev`). */
 export const PREVIOUS_SUFFIX = '.prev';
 
-/** A name in the store's directory that the open-time sweep removes if a crash leaves it. */
-const tempName = (path: string, what: string): string =>
-  `${path}${TEMP_MARK}${what}${process.pid}-${randomBytes(6).toString('hex')}`;
+/**
+ * A name in the store's directory that the open-time sweep removes if a crash leaves it. One
+ * commit's names share its random `token` (drawn once per commit) and differ by `what`.
+ */
+const tempName = (path: string, what: string, token: string): string =>
+  `${path}${TEMP_MARK}${what}${process.pid}-${token}`;
 
 /**
  * Makes the current store file the previous generation: a hard link (no copy, no fsync of its
  * own: the directory fsync after the store's rename covers it), renamed over `<path>.prev` so a
  * crash leaves the old `.prev` or the new one. Nothing to keep when there is no store yet.
  */
-async function keepAsPrevious(fs: StoreFs, path: string): Promise<void> {
-  const link = tempName(path, 'prev-');
+async function keepAsPrevious(fs: StoreFs, path: string, token: string): Promise<void> {
+  const link = tempName(path, 'prev-', token);
   try {
     await fs.link(path, link);
   } catch (e) {
@@ -135,13 +142,14 @@ export async function commitStoreFile(options: CommitOptions): Promise<{
   stamp: FileStamp;
 }> {
   const { fs, path, text, dirHandle } = options;
-  const temp = tempName(path, '');
+  const token = randomBytes(6).toString('hex');
+  const temp = tempName(path, '', token);
   let handle: StoreFileHandle | undefined;
   try {
     handle = await fs.open(temp, 'wx', PRIVATE_FILE_MODE);
-    await handle.writeText(text);
+    await handle.writeContents(text);
     await handle.sync();
-    if (options.keepPrevious) await keepAsPrevious(fs, path);
+    if (options.keepPrevious) await keepAsPrevious(fs, path, token);
     await fs.rename(temp, path);
     await dirHandle.sync();
     return { handle, stamp: stampOf(await handle.statBig()) };

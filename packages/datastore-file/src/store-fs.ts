@@ -13,7 +13,8 @@ const PRIVATE_DIR_MODE = 0o700;
 export interface StoreFileHandle {
   statBig(): Promise<BigIntStats>;
   readText(): Promise<string>;
-  writeText(text: string): Promise<void>;
+  /** Writes the whole file: bytes as they are, text as UTF-8. */
+  writeContents(contents: string | Uint8Array): Promise<void>;
   sync(): Promise<void>;
   close(): Promise<void>;
 }
@@ -35,7 +36,7 @@ export interface StoreFs extends LockFs {
 const poolHandle = (h: fsp.FileHandle): StoreFileHandle => ({
   statBig: () => h.stat({ bigint: true }),
   readText: () => h.readFile('utf8'),
-  writeText: (text) => h.writeFile(text, 'utf8'),
+  writeContents: (contents) => h.writeFile(contents, 'utf8'),
   sync: () => h.sync(),
   close: () => h.close(),
 });
@@ -54,7 +55,7 @@ export const threadPoolFs: StoreFs = {
 const blockingHandle = (fd: number): StoreFileHandle => ({
   statBig: async () => fs.fstatSync(fd, { bigint: true }),
   readText: async () => fs.readFileSync(fd, 'utf8'),
-  writeText: async (text) => fs.writeFileSync(fd, text, 'utf8'),
+  writeContents: async (contents) => fs.writeFileSync(fd, contents, 'utf8'),
   sync: async () => fs.fsyncSync(fd),
   close: async () => fs.closeSync(fd),
 });
