@@ -131,10 +131,7 @@ export function planTransaction(writes: readonly TransactionWrite[]): Transactio
 }
 
 /** The error `w` alone would raise against `current` (the key as stored, absent if none), if any. */
-export function writeFailure(
-  w: PlannedWrite,
-  current: KvKeyValue | undefined,
-): IpamError | undefined {
+function writeFailure(w: PlannedWrite, current: KvKeyValue | undefined): IpamError | undefined {
   switch (w.op) {
     case 'create':
       return current ? alreadyExists(w.path) : undefined;

@@ -233,9 +233,15 @@ export async function createFileDatastore(options: FileDatastoreOptions = {}): P
       withLock(lock, path, async () => {
         const base = await cache.refreshLocked();
         const result = mutateSnapshot(base, mutations, { newUid: freshUuid, historyLimit });
-        const text = serializeStoreDocument(result.snapshot);
+        const bytes = serializeStoreDocument(result.snapshot);
         // `base` was just read and checked under the lock: it becomes the previous generation.
-        const written = await commitStoreFile({ fs, path, dirHandle, text, keepPrevious: true });
+        const written = await commitStoreFile({
+          fs,
+          path,
+          dirHandle,
+          text: bytes,
+          keepPrevious: true,
+        });
         cache.replace({ snapshot: result.snapshot, ...written });
         return result.changes;
       }),

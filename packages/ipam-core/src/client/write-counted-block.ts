@@ -9,7 +9,7 @@ import type { HandleCount, IncrementResult } from './handles.js';
 import type { IpamContext } from './ipam-context.js';
 
 /** The handle count taken ahead of a block write: who, where, how many. */
-export interface CountedAhead {
+interface CountedAhead {
   readonly handleId: string;
   readonly blockCidr: string;
   readonly count: number;
