@@ -1,8 +1,6 @@
 // What netledger-node does between argv and an exit status: read its arguments and the store's
 // settings, open the store once behind a watch-fed mirror, serve the plugin's requests on the
 // socket until told to stop, then drain and close.
-import { appendFileSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import {
   createLogger,
   createPresumingDatastore,
@@ -10,13 +8,19 @@ import {
   serveAgentRequest,
   storeIdentity,
 } from '@netledger/cni';
-import type {
-  AgentRequest,
-  AgentScope,
-  AgentServeResult,
-  IpamConf,
-  PluginDeps,
-} from '@netledger/cni';
+import type { AgentScope, PluginDeps } from '@netledger/cni';
+import {
+  AgentSocketError,
+  agentMirrorLists,
+  countedDatastore,
+  createAgentMetrics,
+  createWrittenVersions,
+  queryAgentStatus,
+  queuedHostLock,
+  serveTrusting,
+  startAgentServer,
+} from '@netledger/cni/agent';
+import type { AgentServer } from '@netledger/cni/agent';
 import {
   createDatastoreOpener,
   readEnvSettings,
@@ -28,16 +32,6 @@ import type { Datastore } from '@netledger/ipam-core';
 import { createMirroredDatastore } from '@netledger/ipam-core/adapter';
 import { AgentUsageError, USAGE, parseAgentArgs } from './agent-args.js';
 import type { AgentArgs } from './agent-args.js';
-import { createAgentMetrics } from './agent-metrics.js';
-import { startAgentServer } from './agent-server.js';
-import type { AgentServer } from './agent-server.js';
-import { AgentSocketError } from './agent-socket.js';
-import { agentMirrorLists } from './agent-mirror.js';
-import { countedDatastore } from './counted-datastore.js';
-import { queryAgentStatus } from './query-status.js';
-import { queuedHostLock } from './queued-host-lock.js';
-import { createWrittenVersions } from './written-versions.js';
-import type { WrittenVersions } from './written-versions.js';
 
 /** The longest a stop waits for requests in flight: the plugin's own bounds (lock, then command). */
 const DRAIN_MS = 190_000;
@@ -66,45 +60,6 @@ export interface AgentProcess {
 type RunArgs = Extract<AgentArgs, { verb: 'run' }>;
 
 const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
-
-/** Appends a request's log line to its `log_file_path`, as the plugin does; failures are dropped. */
-function requestLog(ipam: IpamConf, line: string): void {
-  if (ipam.logFilePath === undefined) return;
-  try {
-    mkdirSync(dirname(ipam.logFilePath), { recursive: true });
-    appendFileSync(ipam.logFilePath, line);
-  } catch {
-    // The exec path would fail the same way; the answer itself is unaffected.
-  }
-}
-
-type RequestLog = (ipam: IpamConf, line: string) => void;
-
-/**
- * Serves a DEL with its reads of blocks and handles answered from the versions this agent holds
- * (written-versions.ts); when one of them proved stale, or the DEL failed after using one, it is
- * redone reading the store (a DEL is idempotent) and that answer is given, the first run's log
- * lines dropped. Other commands are served as they are.
- */
-function serveTrusting(
-  versions: WrittenVersions,
-  serve: (log: RequestLog) => Promise<AgentServeResult>,
-): (request: AgentRequest) => Promise<AgentServeResult> {
-  return async (request) => {
-    if (request.env['CNI_COMMAND'] !== 'DEL') return serve(requestLog);
-    const lines: [IpamConf, string][] = [];
-    const { value, outcome } = await versions.trusting(() =>
-      serve((ipam, line) => void lines.push([ipam, line])),
-    );
-    const failed = value.kind === 'answer' && value.output.exitCode !== 0;
-    if (!outcome.stale && !(outcome.answered && failed)) {
-      for (const [ipam, line] of lines) requestLog(ipam, line);
-      return value;
-    }
-    const again = await serve(requestLog);
-    return again.kind === 'answer' ? { ...again, redone: true } : again;
-  };
-}
 
 /**
  * Runs `netledger-node`: exit 0 after a requested stop (or --help, --version, or `status` of a

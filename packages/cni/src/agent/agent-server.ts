@@ -1,6 +1,6 @@
 // The agent's HTTP/1.0 endpoint on its unix socket: POST /v1/cni (the plugin's requests; the
-// format is @netledger/cni's agent-protocol.ts), GET /v1/status (JSON), GET /metrics
-// (Prometheus text), GET /healthz.
+// format is agent-protocol.ts), GET /v1/status (JSON), GET /metrics (Prometheus text),
+// GET /healthz.
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
@@ -10,8 +10,10 @@ import {
   FALLBACK_STATUS,
   answerResponse,
   decodeAgentRequest,
-} from '@netledger/cni';
-import type { AgentRequest, AgentServeResult, Logger } from '@netledger/cni';
+} from './agent-protocol.js';
+import type { AgentRequest } from './agent-protocol.js';
+import type { AgentServeResult } from './serve-agent-request.js';
+import type { Logger } from '../logger.js';
 import type { RequestOutcome } from './agent-metrics.js';
 import { listenPrivately, prepareSocketPath, removeSocket } from './agent-socket.js';
 

@@ -1,5 +1,5 @@
-import { CniError, CniErrorCode } from '@netledger/cni';
-import type { HostLock, HostLockOptions } from '@netledger/cni';
+import { CniError, CniErrorCode } from '../cni-error.js';
+import type { HostLock, HostLockOptions } from '../host-lock.js';
 
 /** Takes the host lock (`acquireHostLock`'s signature). */
 export type AcquireHostLock = (options: HostLockOptions) => Promise<HostLock | undefined>;

@@ -1,5 +1,5 @@
-import { silentLogger } from '@netledger/cni';
-import type { HostLock, HostLockOptions } from '@netledger/cni';
+import { silentLogger } from '../logger.js';
+import type { HostLock, HostLockOptions } from '../host-lock.js';
 import { describe, expect, it } from 'vitest';
 import { queuedHostLock } from './queued-host-lock.js';
 

@@ -1,0 +1,18 @@
+// @netledger/cni/agent: the node agent's side of the plugin's requests (netledger-node): its
+// HTTP endpoint on a private unix socket, the versions it wrote, its host-lock queue, its counters
+// and what it mirrors. Apart from the main entry, so the plugin and the library's users load none
+// of it.
+
+export { startAgentServer } from './agent/agent-server.js';
+export type { AgentServer, AgentServerOptions } from './agent/agent-server.js';
+export { AgentSocketError } from './agent/agent-socket.js';
+export { createAgentMetrics } from './agent/agent-metrics.js';
+export type { AgentMetrics, RequestOutcome } from './agent/agent-metrics.js';
+export { agentMirrorLists } from './agent/agent-mirror.js';
+export { countedDatastore } from './agent/counted-datastore.js';
+export { queryAgentStatus } from './agent/query-status.js';
+export { queuedHostLock } from './agent/queued-host-lock.js';
+export type { AcquireHostLock } from './agent/queued-host-lock.js';
+export { serveTrusting } from './agent/serve-trusting.js';
+export { createWrittenVersions } from './agent/written-versions.js';
+export type { WrittenVersions } from './agent/written-versions.js';
