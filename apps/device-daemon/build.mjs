@@ -4,8 +4,9 @@
 // on first need), plus a V8 start-up snapshot of the client verbs alone (LXC hooks run
 // `netledger-device start` once per container, so their start-up cost matters):
 //  - dist/netledger-device.snapshot.cjs: a CommonJS bundle of src/snapshot-main.ts, which imports
-//    `@netledger/device-daemon/client` only. A check below fails the build if daemon code, a
-//    native addon, prom-client or node:http (which cannot be in a Node 20 snapshot) creeps in.
+//    `@netledger/device-daemon/cli` and `@netledger/device-daemon/warm-up` only (the client side).
+//    A check below fails the build if daemon code, a native addon, prom-client or node:http (which
+//    cannot be in a Node 20 snapshot) creeps in.
 //  - dist/netledger-device.blob: `node --build-snapshot` of it, after a warm-up of every client
 //    verb. scripts/link-bins.mjs points bin/netledger-device at it for the verbs package.json lists
 //    in "snapshotVerbs", with the V8 flags in "snapshotFlags" (docs/device-daemon.md, "Start-up").

@@ -1,66 +1,8 @@
-// The command line shared by the full executable (main.ts) and the start-up snapshot's client
-// (client-main.ts): parsing, output, errors and exit codes. Imports the client entry only.
-import { parseArgs } from 'node:util';
-import { DeviceError, toErrorBody } from '@netledger/device-daemon/client';
+// The command line's output for the full executable (main.ts) and the start-up snapshot's client
+// (client-main.ts): through write(2). Parsing, usage and exit codes are in
+// `@netledger/device-daemon/cli`.
+import { describeFailure } from '@netledger/device-daemon/cli';
 import { writeFd } from '@netledger/write-fd';
-
-/** Usage text. */
-export const USAGE = `usage:
-  netledger-device serve --state DIR --data-dir DIR --socket PATH [--log-level debug|info|warn|error]
-  netledger-device check --state DIR [--output text|json]
-  netledger-device render-args --args ARGS.json [--name CONTAINER]
-  netledger-device apply [--state DIR] [--socket PATH] [--output text|json]
-  netledger-device start|stop|teardown NAME [--socket PATH] [--output text|json]
-  netledger-device leases|pools|health|metrics [--socket PATH] [--output text|json]`;
-
-/** Where the daemon listens unless `--socket` says otherwise. */
-export const DEFAULT_SOCKET = '/run/netledger/device.sock';
-
-/** A command line that cannot be run: exit 2 with the usage. */
-export class UsageError extends Error {}
-
-/** A parsed command line. */
-export interface CommandLine {
-  readonly verb: string | undefined;
-  readonly target: string | undefined;
-  readonly extra: readonly string[];
-  readonly values: {
-    readonly state?: string;
-    readonly 'data-dir'?: string;
-    readonly socket?: string;
-    readonly args?: string;
-    readonly name?: string;
-    readonly 'log-level'?: string;
-    readonly output?: string;
-    readonly json?: boolean;
-    readonly help?: boolean;
-  };
-  /** `--output json` (or its older spelling `--json`): results and errors as JSON on stdout. */
-  readonly json: boolean;
-}
-
-/** Parses argv (without node and the script). Throws `UsageError` or parseArgs' own errors. */
-export function parseCommandLine(argv: readonly string[]): CommandLine {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    options: {
-      state: { type: 'string' },
-      'data-dir': { type: 'string' },
-      socket: { type: 'string' },
-      args: { type: 'string' },
-      name: { type: 'string' },
-      'log-level': { type: 'string' },
-      output: { type: 'string' },
-      json: { type: 'boolean' },
-      help: { type: 'boolean' },
-    },
-  });
-  if (values.output !== undefined && values.output !== 'text' && values.output !== 'json')
-    throw new UsageError(`bad --output ${values.output} (text or json)`);
-  const [verb, target, ...extra] = positionals;
-  return { verb, target, extra, values, json: values.output === 'json' || values.json === true };
-}
 
 /** Writes to stdout through write(2). */
 export const print = (text: string): void => writeFd(1, text, (rest) => process.stdout.write(rest));
@@ -72,45 +14,6 @@ export const printErr = (text: string): void =>
 /** Prints a value: text as is, anything else as indented JSON. */
 export function printValue(value: unknown): void {
   print(typeof value === 'string' ? value : JSON.stringify(value, null, 2) + '\n');
-}
-
-/** Exit codes: 0 ok, 1 refused or invalid, 2 usage, 3 daemon unreachable or host failure. */
-export function exitCodeOf(e: DeviceError): number {
-  return e.code === 'DaemonUnavailable' ||
-    e.code === 'HostFailure' ||
-    e.code === 'LeaseStoreCorrupt'
-    ? 3
-    : 1;
-}
-
-/** What a failure prints, and the exit code. */
-export interface Failure {
-  readonly exitCode: number;
-  readonly stdout?: string;
-  readonly stderr?: string;
-}
-
-/**
- * How a failure is reported: usage errors on stderr with the usage (exit 2); a `DeviceError` as
- * `{"error": {code, message, field?}}` on stdout with `--output json`, else as one
- * `netledger-device: CODE: message` line on stderr; anything else on stderr (exit 3).
- */
-export function describeFailure(e: unknown, json: boolean): Failure {
-  if (
-    e instanceof UsageError ||
-    (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') === true
-  ) {
-    return { exitCode: 2, stderr: `netledger-device: ${(e as Error).message}\n${USAGE}\n` };
-  }
-  if (e instanceof DeviceError) {
-    return json
-      ? {
-          exitCode: exitCodeOf(e),
-          stdout: JSON.stringify({ error: toErrorBody(e) }, null, 2) + '\n',
-        }
-      : { exitCode: exitCodeOf(e), stderr: `netledger-device: ${e.code}: ${e.message}\n` };
-  }
-  return { exitCode: 3, stderr: `netledger-device: ${(e as Error).message ?? String(e)}\n` };
 }
 
 /** Prints a failure (see {@link describeFailure}) and returns its exit code. */

@@ -1,7 +1,13 @@
 // The start-up snapshot's main: the client verbs only (the daemon and the offline verbs run from
 // the bundle; the launcher sends them there).
-import { parseCommandLine, print, reportFailure, USAGE, UsageError } from './cli.js';
-import { CLIENT_VERBS, runClientVerb } from './client-verbs.js';
+import {
+  CLIENT_VERBS,
+  parseCommandLine,
+  runClientVerb,
+  USAGE,
+  UsageError,
+} from '@netledger/device-daemon/cli';
+import { print, printValue, reportFailure } from './cli.js';
 
 /**
  * Runs a client verb from argv and sets the exit status (never throws). With no arguments it
@@ -22,7 +28,7 @@ export async function runClientMain(argv: readonly string[]): Promise<void> {
         `${cli.verb ?? 'no verb'}: the start-up snapshot serves client verbs only; run dist/netledger-device.mjs`,
       );
     }
-    process.exitCode = await runClientVerb(cli);
+    process.exitCode = await runClientVerb(cli, printValue);
   } catch (e) {
     process.exitCode = reportFailure(e, json);
   }

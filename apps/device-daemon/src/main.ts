@@ -10,16 +10,16 @@ import {
   runDeviceServer,
 } from '@netledger/device-daemon';
 import type { LogLevel } from '@netledger/device-daemon';
-import type { CommandLine } from './cli.js';
+import type { CommandLine } from '@netledger/device-daemon/cli';
 import {
+  CLIENT_VERBS,
   DEFAULT_SOCKET,
   parseCommandLine,
-  printValue,
-  reportFailure,
+  runClientVerb,
   USAGE,
   UsageError,
-} from './cli.js';
-import { CLIENT_VERBS, runClientVerb } from './client-verbs.js';
+} from '@netledger/device-daemon/cli';
+import { printValue, reportFailure } from './cli.js';
 
 async function main(cli: CommandLine): Promise<number> {
   const { verb, values } = cli;
@@ -27,7 +27,7 @@ async function main(cli: CommandLine): Promise<number> {
     printValue(USAGE + '\n');
     return verb === undefined && values.help !== true ? 2 : 0;
   }
-  if (CLIENT_VERBS.has(verb)) return runClientVerb(cli);
+  if (CLIENT_VERBS.has(verb)) return runClientVerb(cli, printValue);
   switch (verb) {
     case 'serve':
       return serve({

@@ -2,8 +2,8 @@
 // so the client is compiled and evaluated (and its verbs warmed up) once at build time; each
 // invocation deserializes the heap and runs the client verb its argv names.
 import { startupSnapshot } from 'node:v8';
+import { warmUp } from '@netledger/device-daemon/warm-up';
 import { runClientMain } from './client-main.js';
-import { warmUp } from './warm-up.js';
 
 warmUp().then(
   () => startupSnapshot.setDeserializeMainFunction(() => runClientMain(process.argv.slice(2))),

@@ -1,9 +1,11 @@
+// @netledger/device-daemon/warm-up: what netledger-device's start-up snapshot runs while it is
+// built. Apart from the other entries, so a bundle that does not warm up carries none of it.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeFailure, parseCommandLine } from './cli.js';
 import { runClientVerb } from './client-verbs.js';
+import { describeFailure, parseCommandLine } from './command-line.js';
 
 // What a daemon answers, per request line: enough for every client verb to parse its answer.
 const LEASE = {

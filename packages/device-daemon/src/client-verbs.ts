@@ -1,6 +1,7 @@
-import { createDeviceClient } from '@netledger/device-daemon/client';
-import type { CommandLine } from './cli.js';
-import { DEFAULT_SOCKET, UsageError, printValue } from './cli.js';
+// netledger-device's client verbs: a command line to one request to the daemon, and what it prints.
+import type { CommandLine } from './command-line.js';
+import { DEFAULT_SOCKET, UsageError } from './command-line.js';
+import { createDeviceClient } from './device-client.js';
 
 /** The verbs that talk to a running daemon (the ones the start-up snapshot serves). */
 export const CLIENT_VERBS: ReadonlySet<string> = new Set([
@@ -18,11 +19,11 @@ export const CLIENT_VERBS: ReadonlySet<string> = new Set([
  * Runs a client verb against the daemon on `--socket` and prints its answer: `start` prints the
  * LXC config (`--output json`: the whole report), `metrics` the exposition text, the others JSON.
  * Returns the exit code; throws `DeviceError` (from the daemon) or `UsageError`. `out` prints
- * (the snapshot's warm-up passes one that prints nothing).
+ * (the executable passes its `printValue`; the snapshot's warm-up one that prints nothing).
  */
 export async function runClientVerb(
   cli: CommandLine,
-  out: (value: unknown) => void = printValue,
+  out: (value: unknown) => void,
 ): Promise<number> {
   const c = createDeviceClient({ socketPath: cli.values.socket ?? DEFAULT_SOCKET });
   const name = (): string => {
