@@ -1,5 +1,5 @@
 import { IpamError } from '@netledger/ipam-core';
-import { describeKey, encodeCheckedValue, keyToPath } from '@netledger/ipam-core/adapter';
+import { assertDistinctKeys, encodeCheckedValue, keyToPath } from '@netledger/ipam-core/adapter';
 import type { CheckedValue } from '@netledger/ipam-core/adapter';
 import type { DatastoreKey, KVPair, Kind, TransactionWrite } from '@netledger/ipam-core';
 import type { KvCompare, KvKeyValue, KvRequestOp, KvTxnRequest } from './etcd-kv.js';
@@ -108,17 +108,7 @@ function successOf(w: PlannedWrite, key: Buffer): KvRequestOp {
  */
 export function planTransaction(writes: readonly TransactionWrite[]): TransactionPlan {
   const planned = writes.map(planWrite);
-  const seen = new Set<string>();
-  for (const w of planned) {
-    if (seen.has(w.path)) {
-      throw new IpamError(
-        'InvalidArgument',
-        `a transaction writes ${describeKey(w.key)} more than once`,
-        { identifier: describeKey(w.key) },
-      );
-    }
-    seen.add(w.path);
-  }
+  assertDistinctKeys(planned.map((w) => w.key));
   const keys = planned.map((w) => Buffer.from(w.path));
   return {
     writes: planned,

@@ -28,7 +28,7 @@ export { decodeValue, encodeValue } from './codec/value-codec.js';
 export { encodeCheckedValue } from './codec/encode-checked-value.js';
 export type { CheckedValue } from './codec/encode-checked-value.js';
 export { applyMutation } from './datastore/apply-mutation.js';
-export { applyTransaction, toMutation } from './datastore/apply-transaction.js';
+export { applyTransaction, assertDistinctKeys, toMutation } from './datastore/apply-transaction.js';
 export type {
   EntryChange,
   EntryState,

@@ -1,5 +1,6 @@
 import { IpamError } from '../errors.js';
 import { describeKey, keyToPath } from '../model/keys.js';
+import type { DatastoreKey } from '../model/keys.js';
 import { applyMutation } from './apply-mutation.js';
 import type { EntryChange, EntryState, Mutation } from './apply-mutation.js';
 import type { TransactionWrite } from './datastore.js';
@@ -17,18 +18,7 @@ export function applyTransaction<V>(
   /** The uid of an object created at `revision` (asked only for creates and applies). */
   newUid: (revision: number) => string,
 ): EntryChange<V>[] {
-  const paths = new Set<string>();
-  for (const m of mutations) {
-    const path = keyToPath(m.key);
-    if (paths.has(path)) {
-      throw new IpamError(
-        'InvalidArgument',
-        `a transaction writes ${describeKey(m.key)} more than once`,
-        { identifier: describeKey(m.key) },
-      );
-    }
-    paths.add(path);
-  }
+  assertDistinctKeys(mutations.map((m) => m.key));
   return mutations.map((m, i) => {
     const revision = state.revision + i;
     const creates = m.op === 'create' || m.op === 'apply';
@@ -36,6 +26,22 @@ export function applyTransaction<V>(
       newUid: creates ? newUid(revision + 1) : '',
     });
   });
+}
+
+/** Refuses (`InvalidArgument`, naming it) a key a transaction would write more than once. */
+export function assertDistinctKeys(keys: readonly DatastoreKey[]): void {
+  const paths = new Set<string>();
+  for (const key of keys) {
+    const path = keyToPath(key);
+    if (paths.has(path)) {
+      throw new IpamError(
+        'InvalidArgument',
+        `a transaction writes ${describeKey(key)} more than once`,
+        { identifier: describeKey(key) },
+      );
+    }
+    paths.add(path);
+  }
 }
 
 /** A transaction write as a store mutation, its value turned into the store's form by `encode`. */
