@@ -1,5 +1,5 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { open, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { link, open, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Datastore, DatastoreKey, WatchEvent } from '@netledger/ipam-core';
@@ -117,6 +117,22 @@ describe('file datastore', () => {
       'datastore.json',
       'datastore.json.prev',
     ]);
+  });
+
+  // Found by the kill -9 test: a writer that died after keeping the store as `.prev`, before
+  // replacing the store, leaves `.prev` a link to the current file; the next write's link was then
+  // renamed over it, which does nothing (the same file), and stayed behind.
+  it('leaves no link behind when .prev already is the current file', async () => {
+    const a = await openStore();
+    await a.create({ key: handle('h1'), value: handleValue('h1') });
+    const nested = join(dir.path, 'nested');
+    await rm(join(nested, 'datastore.json.prev'));
+    await link(join(nested, 'datastore.json'), join(nested, 'datastore.json.prev'));
+    const before = await readFile(join(nested, 'datastore.json'), 'utf8');
+    await a.create({ key: handle('h2'), value: handleValue('h2') });
+    await a.close();
+    expect((await readdir(nested)).sort()).toEqual(['datastore.json', 'datastore.json.prev']);
+    expect(await readFile(join(nested, 'datastore.json.prev'), 'utf8')).toBe(before);
   });
 
   it('shares state and compare-and-swap between two instances on one file', async () => {

@@ -112,7 +112,8 @@ const tempName = (path: string, what: string, token: string): string =>
 /**
  * Makes the current store file the previous generation: a hard link (no copy, no fsync of its
  * own: the directory fsync after the store's rename covers it), renamed over `<path>.prev` so a
- * crash leaves the old `.prev` or the new one. Nothing to keep when there is no store yet.
+ * crash leaves the old `.prev` or the new one; the link is then removed if the rename left it.
+ * Nothing to keep when there is no store yet.
  */
 async function keepAsPrevious(fs: StoreFs, path: string, token: string): Promise<void> {
   const link = tempName(path, 'prev-', token);
@@ -124,9 +125,11 @@ async function keepAsPrevious(fs: StoreFs, path: string, token: string): Promise
   }
   try {
     await fs.rename(link, `${path}${PREVIOUS_SUFFIX}`);
-  } catch (e) {
+  } finally {
+    // Renaming a link over another link to the same file does nothing and leaves both (POSIX): so
+    // it goes when `.prev` already is the current file (a writer died after keeping it, before
+    // replacing the store), and after a failed rename.
     await fs.unlink(link).catch(() => undefined);
-    throw e;
   }
 }
 
