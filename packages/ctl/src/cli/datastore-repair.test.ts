@@ -45,15 +45,15 @@ describe('netledgerctl datastore repair', () => {
     expect(out.stdout).toContain(`${store}: corrupt datastore file: not valid JSON`);
     expect(out.stdout).toContain('Restored the previous generation:');
     expect(out.stdout).toMatch(/The damaged file is kept as .*ds\.json\.corrupt-\d{8}T\d{6}Z\./);
-    // The last write (the block recording 10.0.0.2 for pod-b) is the one lost.
+    // The last write (one transaction: pod-b's handle and the block recording 10.0.0.2) is lost.
     expect(out.stdout).toMatch(
-      /Lost \(1 key\):\n {2}\/calico\/ipam\/v2\/assignment\/ipv4\/block\/10\.0\.0\.0-26 {2}reverted: changed at revision 9; the value of revision 7 is restored\n/,
+      /Lost \(2 keys\):\n {2}\/calico\/ipam\/v2\/assignment\/ipv4\/block\/10\.0\.0\.0-26 {2}reverted: changed at revision 9; the value of revision 7 is restored\n {2}\/calico\/ipam\/v2\/handle\/pod-b {23}dropped: created after the previous generation\n/,
     );
     expect(out.stdout).toContain('may be handed out twice');
-    // ipam check shows what it means: pod-b's handle (written before the block) now matches no IP.
+    // ipam check shows what it means: the handle and the block were lost together, so they agree.
     expect(out.stdout).toContain('ipam check on the repaired store:');
     expect(out.stdout).toContain(
-      'Found 1 handles with no matching IPs (and 1 handles with matches).',
+      'Found 0 handles with no matching IPs (and 1 handles with matches).',
     );
     expect((await run(['ipam', 'check'])).code).toBe(0);
     const kept = (await readdir(dir.path)).filter((n) => n.includes('.corrupt-'));
