@@ -7,7 +7,7 @@ function ipamMeaning(path: string): string {
     case 'IPAMBlock':
       return 'addresses this block recorded in the lost change are free again and may be handed out twice: find their workloads (ipam check, ipam show) before assigning in this block';
     case 'IPAMHandle':
-      return 'the handle count no longer matches its blocks: ipam check reports it; ipam release fixes it';
+      return 'the handle count may no longer match its blocks (unless they were lost with it, as one transaction): ipam check reports it; ipam release fixes it';
     case 'BlockAffinity':
       return "the host's claim on this block is gone or older: the block may be claimed again, or borrowed";
     case 'IPPool':
