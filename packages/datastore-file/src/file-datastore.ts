@@ -113,7 +113,7 @@ async function openOrCreate(
     fs,
     path,
     dirHandle,
-    text: serializeStoreDocument(snapshot),
+    contents: serializeStoreDocument(snapshot),
   });
   return { snapshot, ...written };
 }
@@ -233,13 +233,13 @@ export async function createFileDatastore(options: FileDatastoreOptions = {}): P
       withLock(lock, path, async () => {
         const base = await cache.refreshLocked();
         const result = mutateSnapshot(base, mutations, { newUid: freshUuid, historyLimit });
-        const bytes = serializeStoreDocument(result.snapshot);
+        const contents = serializeStoreDocument(result.snapshot);
         // `base` was just read and checked under the lock: it becomes the previous generation.
         const written = await commitStoreFile({
           fs,
           path,
           dirHandle,
-          text: bytes,
+          contents,
           keepPrevious: true,
         });
         cache.replace({ snapshot: result.snapshot, ...written });

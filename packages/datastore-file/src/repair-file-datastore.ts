@@ -157,7 +157,7 @@ export async function repairFileDatastore(
         fs,
         path,
         dirHandle,
-        text: serializeStoreDocument(plan.snapshot),
+        contents: serializeStoreDocument(plan.snapshot),
       });
       await written.handle.close();
     } finally {

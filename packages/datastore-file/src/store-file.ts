@@ -83,11 +83,8 @@ export async function loadStoreFile(
 export interface CommitOptions {
   readonly fs: StoreFs;
   readonly path: string;
-  /**
-   * The file's contents: the bytes `serializeStoreDocument` gave (written as they are), or
-   * text (written as UTF-8).
-   */
-  readonly text: string | Uint8Array;
+  /** The file's contents: the bytes `serializeStoreDocument` gave. */
+  readonly contents: Uint8Array;
   /** An open handle on the store's directory, fsynced after the rename. */
   readonly dirHandle: StoreFileHandle;
   /**
@@ -144,13 +141,13 @@ export async function commitStoreFile(options: CommitOptions): Promise<{
   handle: StoreFileHandle;
   stamp: FileStamp;
 }> {
-  const { fs, path, text, dirHandle } = options;
+  const { fs, path, contents, dirHandle } = options;
   const token = randomBytes(6).toString('hex');
   const temp = tempName(path, '', token);
   let handle: StoreFileHandle | undefined;
   try {
     handle = await fs.open(temp, 'wx', PRIVATE_FILE_MODE);
-    await handle.writeContents(text);
+    await handle.writeContents(contents);
     await handle.sync();
     if (options.keepPrevious) await keepAsPrevious(fs, path, token);
     await fs.rename(temp, path);

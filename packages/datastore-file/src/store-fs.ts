@@ -14,7 +14,7 @@ export interface StoreFileHandle {
   statBig(): Promise<BigIntStats>;
   readText(): Promise<string>;
   /** Writes the whole file: bytes as they are, text as UTF-8. */
-  writeContents(contents: string | Uint8Array): Promise<void>;
+  writeContents(contents: Uint8Array): Promise<void>;
   sync(): Promise<void>;
   close(): Promise<void>;
 }
@@ -36,7 +36,7 @@ export interface StoreFs extends LockFs {
 const poolHandle = (h: fsp.FileHandle): StoreFileHandle => ({
   statBig: () => h.stat({ bigint: true }),
   readText: () => h.readFile('utf8'),
-  writeContents: (contents) => h.writeFile(contents, 'utf8'),
+  writeContents: (contents) => h.writeFile(contents),
   sync: () => h.sync(),
   close: () => h.close(),
 });
@@ -55,7 +55,7 @@ export const threadPoolFs: StoreFs = {
 const blockingHandle = (fd: number): StoreFileHandle => ({
   statBig: async () => fs.fstatSync(fd, { bigint: true }),
   readText: async () => fs.readFileSync(fd, 'utf8'),
-  writeContents: async (contents) => fs.writeFileSync(fd, contents, 'utf8'),
+  writeContents: async (contents) => fs.writeFileSync(fd, contents),
   sync: async () => fs.fsyncSync(fd),
   close: async () => fs.closeSync(fd),
 });
