@@ -13,7 +13,7 @@ const PRIVATE_DIR_MODE = 0o700;
 export interface StoreFileHandle {
   statBig(): Promise<BigIntStats>;
   readText(): Promise<string>;
-  /** Writes the whole file: bytes as they are, text as UTF-8. */
+  /** Writes the whole file. */
   writeContents(contents: Uint8Array): Promise<void>;
   sync(): Promise<void>;
   close(): Promise<void>;
