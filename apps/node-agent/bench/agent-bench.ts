@@ -4,24 +4,20 @@
 // host-local; 100 containers added at once through the agent vs host-local; and what one ADD and
 // one DEL cost the store in steady state on etcd (etcd's own gRPC counters) and on Kubernetes
 // (kube-apiserver's apiserver_request_total), agent vs exec path.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { percentile, writeBenchResults } from '@netledger/bench';
+import { join } from 'node:path';
+import {
+  cniEnv as cniEnvOf,
+  mustSucceed,
+  percentile,
+  timedRun,
+  workspaceRoot,
+  writeBenchResults,
+} from '@netledger/bench';
 import type { BenchResult } from '@netledger/bench';
 import { createTempDir, startEtcd, startKubeApiserver, startNodeAgent } from '@netledger/testkit';
 import type { KubeApiserverFixture, NodeAgentFixture } from '@netledger/testkit';
-
-function workspaceRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'pnpm-workspace.yaml'))) {
-    const up = dirname(dir);
-    if (up === dir) throw new Error('cannot find the workspace root');
-    dir = up;
-  }
-  return dir;
-}
 
 const ROOT = workspaceRoot();
 const BIN = join(ROOT, 'bin');
@@ -33,41 +29,15 @@ const CONCURRENT = 100;
 const STEADY = 20;
 const NODE = 'bench-node';
 
-interface Exec {
-  readonly ms: number;
-  readonly status: number;
-  readonly stdout: string;
-}
+const exec = (file: string, env: Record<string, string>, stdin: string) =>
+  timedRun({ file, env, stdin });
 
-function exec(file: string, env: Record<string, string>, stdin: string): Promise<Exec> {
-  return new Promise((resolve) => {
-    const start = performance.now();
-    const child = spawn(file, [], { env, stdio: ['pipe', 'pipe', 'ignore'] });
-    let stdout = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.on('close', (code) =>
-      resolve({ ms: performance.now() - start, status: code ?? 1, stdout }),
-    );
-    child.stdin.end(stdin);
-  });
-}
-
-const cniEnv = (command: string, id: string): Record<string, string> => ({
-  PATH: process.env['PATH'] ?? '/usr/bin:/bin',
-  CNI_COMMAND: command,
-  CNI_CONTAINERID: id,
-  CNI_NETNS: `/var/run/netns/${id}`,
-  CNI_IFNAME: 'eth0',
-  CNI_PATH: `${BIN}:/usr/lib/cni`,
-});
+const cniEnv = (command: string, id: string): Record<string, string> =>
+  cniEnvOf({ command, id, cniPath: `${BIN}:/usr/lib/cni` });
 
 /** One plugin run; throws unless it succeeded. */
-async function must(o: { plugin: string; command: string; id: string; conf: string }) {
-  const r = await exec(o.plugin, cniEnv(o.command, o.id), o.conf);
-  if (r.status !== 0)
-    throw new Error(`${o.plugin} ${o.command} ${o.id} (${r.status}): ${r.stdout}`);
-  return r.ms;
-}
+const must = (o: { plugin: string; command: string; id: string; conf: string }) =>
+  mustSucceed(`${o.plugin} ${o.command} ${o.id}`, exec(o.plugin, cniEnv(o.command, o.id), o.conf));
 
 const p = (xs: number[], q: number): number =>
   percentile(

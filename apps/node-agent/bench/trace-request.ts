@@ -14,6 +14,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { workspaceRoot } from '@netledger/bench';
 
 // The CommonJS object, whose properties can be replaced (then synced into the ES namespaces).
 const fs = createRequire(import.meta.url)('node:fs') as typeof FsModule;
@@ -137,11 +138,6 @@ const fileOptions = JSON.parse(
   process.env['TRACE_FILE_OPTIONS'] ?? JSON.stringify(AGENT_FILE_STORE_OPTIONS),
 ) as Record<string, unknown>;
 
-function workspaceRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'pnpm-workspace.yaml'))) dir = dirname(dir);
-  return dir;
-}
 const BIN = join(workspaceRoot(), 'bin');
 const ROUNDS = Number(process.argv[2] ?? 30);
 const dir = mkdtempSync(join(tmpdir(), 'netledger-trace-'));

@@ -1,10 +1,8 @@
 // netledger-ipam through the real exec path (the launcher in bin/, as a runtime runs it), beside
 // Debian's host-local on an equal /24: ADD and DEL latency, the plugin's cost over Node's bare
 // start-up, and 100 containers added at once on one host (file store and etcd).
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { createEtcdDatastore } from '@netledger/datastore-etcd';
 import { createFileDatastore } from '@netledger/datastore-file';
 import type { Datastore } from '@netledger/ipam-core';
@@ -12,17 +10,12 @@ import { createIpamClient } from '@netledger/ipam-core';
 import { createTempDir, startEtcd } from '@netledger/testkit';
 import type { BenchResult } from './bench-report.js';
 import { percentile, writeBenchResults } from './bench-report.js';
-
-/** The workspace root (this file runs from a temporary bundle, so walk up to it). */
-function workspaceRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'pnpm-workspace.yaml'))) {
-    const up = dirname(dir);
-    if (up === dir) throw new Error('cannot find the workspace root');
-    dir = up;
-  }
-  return dir;
-}
+import {
+  cniEnv as cniEnvOf,
+  mustSucceed as must,
+  timedRun,
+  workspaceRoot,
+} from './bench-process.js';
 
 const ROOT = workspaceRoot();
 const PLUGIN = join(ROOT, 'bin', 'netledger-ipam');
@@ -31,44 +24,10 @@ const ROUNDS = 60;
 const CONCURRENT = 100;
 const NODE = 'bench-node';
 
-interface Exec {
-  readonly ms: number;
-  readonly status: number;
-  readonly stdout: string;
-}
-
-function exec(
-  file: string,
-  args: string[],
-  env: Record<string, string>,
-  stdin: string,
-): Promise<Exec> {
-  return new Promise((resolve) => {
-    const start = performance.now();
-    const child = spawn(file, args, { env, stdio: ['pipe', 'pipe', 'ignore'] });
-    let stdout = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.on('close', (code) =>
-      resolve({ ms: performance.now() - start, status: code ?? 1, stdout }),
-    );
-    child.stdin.end(stdin);
-  });
-}
-
-const cniEnv = (command: string, id: string): Record<string, string> => ({
-  PATH: process.env['PATH'] ?? '/usr/bin:/bin',
-  CNI_COMMAND: command,
-  CNI_CONTAINERID: id,
-  CNI_NETNS: `/var/run/netns/${id}`,
-  CNI_IFNAME: 'eth0',
-  CNI_PATH: `${join(ROOT, 'bin')}:/usr/lib/cni`,
-});
-
-async function must(what: string, run: Promise<Exec>): Promise<number> {
-  const r = await run;
-  if (r.status !== 0) throw new Error(`${what} failed (${r.status}): ${r.stdout}`);
-  return r.ms;
-}
+const exec = (file: string, args: string[], env: Record<string, string>, stdin: string) =>
+  timedRun({ file, args, env, stdin });
+const cniEnv = (command: string, id: string): Record<string, string> =>
+  cniEnvOf({ command, id, cniPath: `${join(ROOT, 'bin')}:/usr/lib/cni` });
 
 async function seed(ds: Datastore, cidr: string, node: boolean): Promise<void> {
   const c = createIpamClient({ datastore: ds });

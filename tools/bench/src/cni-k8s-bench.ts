@@ -2,26 +2,20 @@
 // (tools/kube-test-apiserver, Calico's CRDs, the plugin's RBAC and ServiceAccount token), beside
 // the same plugin on etcd: ADD and DEL latency through the exec path (the launcher in bin/, as a
 // runtime runs it), interleaved so both see the same load, and the API requests one ADD costs.
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { createEtcdDatastore } from '@netledger/datastore-etcd';
 import { createIpamClient } from '@netledger/ipam-core';
 import { createTempDir, startEtcd, startKubeApiserver } from '@netledger/testkit';
 import type { KubeApiserverFixture } from '@netledger/testkit';
 import type { BenchResult } from './bench-report.js';
 import { percentile, writeBenchResults } from './bench-report.js';
-
-function workspaceRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'pnpm-workspace.yaml'))) {
-    const up = dirname(dir);
-    if (up === dir) throw new Error('cannot find the workspace root');
-    dir = up;
-  }
-  return dir;
-}
+import {
+  cniEnv as cniEnvOf,
+  mustSucceed as must,
+  timedRun,
+  workspaceRoot,
+} from './bench-process.js';
 
 const ROOT = workspaceRoot();
 const PLUGIN = join(ROOT, 'bin', 'netledger-ipam');
@@ -30,42 +24,17 @@ const WARM_UP = 3;
 const NODE = 'bench-node';
 const NS = 'bench';
 
-interface Exec {
-  readonly ms: number;
-  readonly status: number;
-  readonly stdout: string;
-}
+const exec = (env: Record<string, string>, stdin: string) => timedRun({ file: PLUGIN, env, stdin });
 
-function exec(env: Record<string, string>, stdin: string): Promise<Exec> {
-  return new Promise((resolve) => {
-    const start = performance.now();
-    const child = spawn(PLUGIN, [], { env, stdio: ['pipe', 'pipe', 'ignore'] });
-    let stdout = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.on('close', (code) =>
-      resolve({ ms: performance.now() - start, status: code ?? 1, stdout }),
-    );
-    child.stdin.end(stdin);
+const cniEnv = (command: string, id: string, pod?: string): Record<string, string> =>
+  cniEnvOf({
+    command,
+    id,
+    cniPath: join(ROOT, 'bin'),
+    ...(pod !== undefined && {
+      cniArgs: `IgnoreUnknown=1;K8S_POD_NAMESPACE=${NS};K8S_POD_NAME=${pod}`,
+    }),
   });
-}
-
-async function must(what: string, run: Promise<Exec>): Promise<number> {
-  const r = await run;
-  if (r.status !== 0) throw new Error(`${what} failed (${r.status}): ${r.stdout}`);
-  return r.ms;
-}
-
-const cniEnv = (command: string, id: string, pod?: string): Record<string, string> => ({
-  PATH: process.env['PATH'] ?? '/usr/bin:/bin',
-  CNI_COMMAND: command,
-  CNI_CONTAINERID: id,
-  CNI_NETNS: `/var/run/netns/${id}`,
-  CNI_IFNAME: 'eth0',
-  CNI_PATH: join(ROOT, 'bin'),
-  ...(pod !== undefined && {
-    CNI_ARGS: `IgnoreUnknown=1;K8S_POD_NAMESPACE=${NS};K8S_POD_NAME=${pod}`,
-  }),
-});
 
 async function kubectl(api: KubeApiserverFixture, args: string[], input?: string): Promise<string> {
   const r = await api.kubectl(args, input === undefined ? {} : { input });
