@@ -1,9 +1,12 @@
 import { existsSync } from 'node:fs';
 import https from 'node:https';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createTestCertificates } from './create-test-certificates.js';
 import type { EtcdFixture } from './etcd-fixture.js';
 import { startEtcd } from './etcd-fixture.js';
+import { findFreePort } from './fixtures.js';
 
 const isRunning = (pidOwner: EtcdFixture, i: number): boolean => pidOwner.members[i]!.running;
 
@@ -35,6 +38,23 @@ describe('startEtcd', () => {
     expect(existsSync(dataDir)).toBe(false);
     await expect(fetch(`${etcd.endpoints[0]}/health`)).rejects.toThrow();
     await etcd.stop();
+  });
+
+  it('starts again on other ports when a port it chose was taken before etcd bound it', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as AddressInfo).port;
+    let first = true;
+    try {
+      const etcd = await startEtcd({
+        findPort: async () => (first ? ((first = false), port) : findFreePort()),
+      });
+      started.push(etcd);
+      expect(etcd.endpoints[0]).not.toContain(`:${port}`);
+      expect((await fetch(`${etcd.endpoints[0]}/health`)).status).toBe(200);
+    } finally {
+      taken.close();
+    }
   });
 
   it('runs a 3-member cluster that elects a new leader when the leader is killed, and restarts it', async () => {

@@ -1,10 +1,14 @@
 import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, openSync, closeSync, readFileSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import http from 'node:http';
 import https from 'node:https';
 import { join } from 'node:path';
 import { createTempDir, findFreePort } from './fixtures.js';
+
+/** How many times a start whose port was taken before etcd bound it is tried, with new ports. */
+const START_ATTEMPTS = 3;
 
 /** Options for {@link startEtcd}. */
 export interface EtcdFixtureOptions {
@@ -28,6 +32,8 @@ export interface EtcdFixtureOptions {
    * IPv6 endpoints). The advertised client URL stays the `127.0.0.1` one. Default false.
    */
   readonly ipv6Loopback?: boolean;
+  /** Picks each port (default: a free loopback port); tests hand out a taken one. */
+  readonly findPort?: () => Promise<number>;
 }
 
 /** TLS files for {@link EtcdFixtureOptions.tls}. */
@@ -203,21 +209,29 @@ export async function startEtcd(options: EtcdFixtureOptions = {}): Promise<EtcdF
         ...(tls.clientCertAuth ? [`--trusted-ca-file=${tls.caFile}`, '--client-cert-auth'] : []),
       ]
     : [];
+  const findPort = options.findPort ?? findFreePort;
   const dir = await createTempDir('netledger-etcd-');
   killAllOnExit();
-  const specs: Omit<EtcdMember, 'running'>[] = [];
-  for (let i = 0; i < count; i++) {
-    const name = `m${i}`;
-    specs.push({
-      name,
-      clientUrl: `${tls ? 'https' : 'http'}://127.0.0.1:${await findFreePort()}`,
-      peerUrl: `http://127.0.0.1:${await findFreePort()}`,
-      dataDir: join(dir.path, name),
-      logFile: join(dir.path, `${name}.log`),
-    });
-  }
-  const initialCluster = specs.map((s) => `${s.name}=${s.peerUrl}`).join(',');
-  const children: (ChildProcess | undefined)[] = specs.map(() => undefined);
+  let specs: Omit<EtcdMember, 'running'>[] = [];
+  let initialCluster = '';
+  let children: (ChildProcess | undefined)[] = [];
+  /** Free ports and fresh data dirs for every member (each start attempt has its own). */
+  const planMembers = async (attempt: number): Promise<void> => {
+    specs = [];
+    for (let i = 0; i < count; i++) {
+      const name = `m${i}`;
+      specs.push({
+        name,
+        clientUrl: `${tls ? 'https' : 'http'}://127.0.0.1:${await findPort()}`,
+        peerUrl: `http://127.0.0.1:${await findPort()}`,
+        dataDir: join(dir.path, `start-${attempt}`, name),
+        logFile: join(dir.path, `start-${attempt}`, `${name}.log`),
+      });
+    }
+    await mkdir(join(dir.path, `start-${attempt}`), { recursive: true });
+    initialCluster = specs.map((s) => `${s.name}=${s.peerUrl}`).join(',');
+    children = specs.map(() => undefined);
+  };
 
   const launch = (i: number, state: 'new' | 'existing'): void => {
     const s = specs[i]!;
@@ -288,12 +302,21 @@ export async function startEtcd(options: EtcdFixtureOptions = {}): Promise<EtcdF
     await dir.remove();
   };
 
-  try {
-    specs.forEach((_, i) => launch(i, 'new'));
-    await waitHealthy(specs.map((_, i) => i));
-  } catch (e) {
-    await stop();
-    throw e;
+  // A port is free when chosen, not when etcd binds it: another process (an outgoing connection
+  // takes an ephemeral port too) may get it first, and the member exits. Then start again.
+  for (let attempt = 1; ; attempt++) {
+    await planMembers(attempt);
+    try {
+      specs.forEach((_, i) => launch(i, 'new'));
+      await waitHealthy(specs.map((_, i) => i));
+      break;
+    } catch (e) {
+      await Promise.all(specs.map((_, i) => killMember(i)));
+      const portTaken = specs.some((m) => tail(m.logFile).includes('address already in use'));
+      if (portTaken && attempt < START_ATTEMPTS) continue;
+      await stop();
+      throw e;
+    }
   }
 
   const checkIndex = (i: number): void => {

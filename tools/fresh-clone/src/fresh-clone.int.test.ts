@@ -39,16 +39,19 @@ async function tail(log: string, lines = 40): Promise<string> {
   return (await readFile(log, 'utf8')).split('\n').slice(-lines).join('\n');
 }
 
-/** The lines of a test log that name failed tests (vitest's FAIL and × lines), at most 40. */
+/** What failed in a test log, and why: vitest's × lines, each FAIL line and what follows it. */
 async function failures(log: string): Promise<string> {
   const lines = (await readFile(log, 'utf8')).split('\n');
   // eslint-disable-next-line no-control-regex
   const plain = (line: string): string => line.replace(/\x1b\[[0-9;]*m/g, '');
-  return lines
-    .map(plain)
-    .filter((line) => / FAIL | × /.test(line))
-    .slice(0, 40)
-    .join('\n');
+  // Each failed test, and after each FAIL the lines that say why (the error and where it was).
+  const out: string[] = [];
+  const shown = lines.map(plain);
+  shown.forEach((line, i) => {
+    if (/ × /.test(line)) out.push(line);
+    if (/ FAIL /.test(line)) out.push(...shown.slice(i, i + 12), '...');
+  });
+  return out.slice(0, 120).join('\n');
 }
 
 // The README promises a newcomer two commands on a machine with Node.js and npm only. This runs
