@@ -29,6 +29,7 @@ export { encodeCheckedValue } from './codec/encode-checked-value.js';
 export type { CheckedValue } from './codec/encode-checked-value.js';
 export { applyMutation } from './datastore/apply-mutation.js';
 export { applyTransaction, assertDistinctKeys, toMutation } from './datastore/apply-transaction.js';
+export { forwardingDatastore } from './datastore/forwarding-datastore.js';
 export type {
   EntryChange,
   EntryState,

@@ -5,7 +5,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { IpamError, isIpamError } from '@netledger/ipam-core';
 import type { Datastore, DatastoreKey, Kind, TransactionWrite } from '@netledger/ipam-core';
-import { refusesKey } from '@netledger/ipam-core/adapter';
+import { forwardingDatastore, refusesKey } from '@netledger/ipam-core/adapter';
 
 /** One request's presumption that a handle does not exist, and what became of it. */
 export interface HandlePresumption {
@@ -66,10 +66,9 @@ export function createPresumingDatastore(inner: Datastore): PresumingDatastore {
       throw new PresumptionRefuted(`handle ${p.handleId} exists: the request is redone`);
     }
   };
-  const listMany = inner.listMany?.bind(inner);
-  const upgrade = inner.upgradeAffinityLabels?.bind(inner);
   const transact = inner.transact?.bind(inner);
   const datastore: Datastore = {
+    ...forwardingDatastore(inner),
     async get<K extends Kind>(key: DatastoreKey<K>) {
       const p = presumedFor(key);
       if (!p) return inner.get(key);
@@ -88,14 +87,6 @@ export function createPresumingDatastore(inner: Datastore): PresumingDatastore {
         return p ? deciding(p, () => transact(writes), true) : transact(writes);
       },
     }),
-    update: (kv) => inner.update(kv),
-    apply: (kv) => inner.apply(kv),
-    delete: (key, options) => inner.delete(key, options),
-    list: (options) => inner.list(options),
-    ...(listMany && { listMany }),
-    watch: (options, watchOptions) => inner.watch(options, watchOptions),
-    ...(upgrade && { upgradeAffinityLabels: upgrade }),
-    close: () => inner.close(),
   };
   return {
     datastore,

@@ -7,7 +7,7 @@
 // read from memory, is redone reading the store (a DEL is idempotent), so a version another
 // process replaced (a plugin that ran in-process meanwhile) can never make it miss an address.
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { keyToPath } from '@netledger/ipam-core/adapter';
+import { forwardingDatastore, keyToPath } from '@netledger/ipam-core/adapter';
 import type { Datastore, DatastoreKey, KVPair, Kind, TransactionWrite } from '@netledger/ipam-core';
 
 /** How many objects the agent remembers (the oldest are forgotten first). */
@@ -71,10 +71,9 @@ export function createWrittenVersions(inner: Datastore, limit = DEFAULT_LIMIT): 
       throw e;
     }
   };
-  const listMany = inner.listMany?.bind(inner);
-  const upgrade = inner.upgradeAffinityLabels?.bind(inner);
   const transact = inner.transact?.bind(inner);
   const datastore: Datastore = {
+    ...forwardingDatastore(inner),
     async get<K extends Kind>(key: DatastoreKey<K>): Promise<KVPair<K>> {
       const trust = trusted.getStore();
       if (trust && KINDS.has(key.kind)) {
@@ -118,11 +117,6 @@ export function createWrittenVersions(inner: Datastore, limit = DEFAULT_LIMIT): 
         return results;
       },
     }),
-    list: (options) => inner.list(options),
-    ...(listMany && { listMany }),
-    watch: (options, watchOptions) => inner.watch(options, watchOptions),
-    ...(upgrade && { upgradeAffinityLabels: upgrade }),
-    close: () => inner.close(),
   };
   return {
     datastore,
