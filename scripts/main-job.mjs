@@ -97,6 +97,9 @@ for (const [node, pod] of pods) {
     input: JSON.stringify(netconf(node)),
     env: {
       ...env,
+      // Where the plugin, running as root on a real host, may create its store and host lock is
+      // the host's choice, not the netconf's: the demo's files live in the checkout.
+      NETLEDGER_PATH_ROOTS: dir,
       CNI_COMMAND: 'ADD',
       CNI_CONTAINERID: `ctr-${pod}`,
       CNI_NETNS: `/var/run/netns/${pod}`,

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The one test command: brings what the tests need (system packages, dependencies, a build),
-// then typechecks, lints and runs every test of every package, and ends with "N passed, N failed".
+// then typechecks, lints and runs every test of every package, and ends with
+// "N passed, N failed, N skipped" (a test that skips itself hides what it was written to check).
 import { readFileSync, existsSync, readdirSync, rmSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +23,7 @@ const steps = [
 for (const [name, step] of steps) {
   if (step() !== 0) {
     console.error(`\n${name} failed`);
-    console.log('0 passed, 1 failed');
+    console.log('0 passed, 1 failed, 0 skipped');
     process.exit(1);
   }
 }
@@ -52,17 +53,19 @@ const freshClone =
 
 let passed = 0;
 let failed = 0;
+let skipped = 0;
 for (const w of workspaces) {
   const report = join(w, '.vitest-results.json');
   if (!existsSync(report)) continue;
   const r = JSON.parse(readFileSync(report, 'utf8'));
   passed += r.numPassedTests;
   failed += r.numFailedTests;
+  skipped += r.numPendingTests + r.numTodoTests;
   // A suite that failed to load (syntax error, failed beforeAll) has no test results of its own.
   failed += (r.testResults ?? []).filter(
     (t) => t.status === 'failed' && t.assertionResults.length === 0,
   ).length;
 }
 if ((status !== 0 || freshClone !== 0) && failed === 0) failed = 1;
-console.log(`\n${passed} passed, ${failed} failed`);
+console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(status !== 0 || freshClone !== 0 || failed > 0 ? 1 : 0);
