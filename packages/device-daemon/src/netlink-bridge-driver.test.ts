@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { BridgeDriver } from './netlink-bridge-driver.js';
 import { createLazyBridgeDriver, createNetlinkBridgeDriver } from './netlink-bridge-driver.js';
+import { ERRNO } from './netlink-errno.js';
 import { RTM } from './rtnetlink.js';
 import { fakeRouteSocket } from './test-fakes.js';
 
@@ -59,5 +60,13 @@ describe('createNetlinkBridgeDriver', () => {
       ],
     });
     expect(socket.types.filter((t) => t === RTM.NEWADDR)).toHaveLength(2);
+  });
+
+  it('names the errno of a refused request (EPERM), not its number', async () => {
+    const socket = fakeRouteSocket({ errnoOf: (t) => (t === RTM.DELLINK ? ERRNO.EPERM : 0) });
+    await expect(createNetlinkBridgeDriver(socket).deleteBridge('pvbr0')).rejects.toMatchObject({
+      code: 'HostFailure',
+      message: 'netlink delete bridge pvbr0: operation not permitted (EPERM)',
+    });
   });
 });

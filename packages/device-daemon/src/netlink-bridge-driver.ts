@@ -1,5 +1,6 @@
 import type { IpFamily } from './address.js';
 import { DeviceError } from './device-error.js';
+import { describeErrno, ERRNO } from './netlink-errno.js';
 import type { LinkInfo } from './rtnetlink.js';
 import {
   decodeErrno,
@@ -45,11 +46,7 @@ export interface RouteSocket {
   close(): void;
 }
 
-const EEXIST = 17;
-const ENODEV = 19;
-const EADDRNOTAVAIL = 99;
-const EAFNOSUPPORT = 97;
-const EACCES = 13;
+const { EACCES, EADDRNOTAVAIL, EAFNOSUPPORT, EEXIST, ENODEV } = ERRNO;
 
 /**
  * Opens a NETLINK_ROUTE socket with the `netlink` package, loaded on this first call (its native
@@ -92,7 +89,7 @@ export function createNetlinkBridgeDriver(socket: RouteSocket): BridgeDriver {
   }
 
   function fail(what: string, errno: number): never {
-    throw new DeviceError('HostFailure', `netlink ${what}: errno ${errno}`);
+    throw new DeviceError('HostFailure', `netlink ${what}: ${describeErrno(errno)}`);
   }
 
   async function getLink(name: string): Promise<LinkInfo | undefined> {
@@ -133,7 +130,7 @@ export function createNetlinkBridgeDriver(socket: RouteSocket): BridgeDriver {
         if (a.family === 6 && (r.errno === EAFNOSUPPORT || r.errno === EACCES)) {
           throw new DeviceError(
             'HostFailure',
-            `netlink ${what}: errno ${r.errno} (IPv6 disabled on this host or on ${bridge}?)`,
+            `netlink ${what}: ${describeErrno(r.errno)}; IPv6 disabled on this host or on ${bridge}?`,
           );
         }
         if (r.errno !== 0 && r.errno !== EEXIST) fail(what, r.errno);

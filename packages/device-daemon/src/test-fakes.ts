@@ -8,6 +8,7 @@ import { decodeLeaseFile, encodeLeaseFile } from './lease-codec.js';
 import type { LogFields, Logger, LogLevel } from './logger.js';
 import type { NatApplyArgs, NatBackend } from './nat-driver.js';
 import type { BridgeDriver, RouteSocket } from './netlink-bridge-driver.js';
+import { describeErrno, ERRNO } from './netlink-errno.js';
 import { decodeLink, encodeNewBridge, NLMSG_ERROR, RTM } from './rtnetlink.js';
 import type { RevisionFiles } from './revision.js';
 import { decodeRevisionFile, encodeRevisionFile } from './revision-codec.js';
@@ -70,7 +71,10 @@ export function fakeDeps(
   const bridges: BridgeDriver = {
     async ensureBridge(a) {
       if (a.bridge === opts.failBridge)
-        throw new DeviceError('HostFailure', `netlink create bridge ${a.bridge}: errno 1`);
+        throw new DeviceError(
+          'HostFailure',
+          `netlink create bridge ${a.bridge}: ${describeErrno(ERRNO.EPERM)}`,
+        );
       host.push(`ensure ${a.bridge}${a.addresses.map((x) => `/${x.prefix}`).join('')}`);
     },
     async removeAddress(a) {
@@ -113,14 +117,23 @@ export function fakeDeps(
 /**
  * A fake NETLINK_ROUTE socket that records each request's message type and acknowledges it; a
  * GETLINK answers with an existing bridge (`index` 7), so a driver over it "ensures" any bridge.
+ * `errnoOf(type)` (default 0) makes requests of a type fail with that errno instead.
  */
-export function fakeRouteSocket(): RouteSocket & { types: number[]; closed: boolean } {
+export function fakeRouteSocket(
+  opts: { errnoOf?: (type: number) => number } = {},
+): RouteSocket & { types: number[]; closed: boolean } {
   const ack = new Uint8Array(20); // nlmsgerr with error 0
   const socket = {
     types: [] as number[],
     closed: false,
     async request(type: number, body: Uint8Array) {
       socket.types.push(type);
+      const errno = opts.errnoOf?.(type) ?? 0;
+      if (errno !== 0) {
+        const nack = new Uint8Array(20);
+        new DataView(nack.buffer).setInt32(0, -errno, true);
+        return [[{ type: NLMSG_ERROR, data: nack }], undefined] as const;
+      }
       if (type === RTM.GETLINK) {
         const link = encodeNewBridge(decodeLink(body).name ?? 'br');
         new DataView(link.buffer).setInt32(4, 7, true);
