@@ -7,7 +7,7 @@ import type { PersistedState } from './lease-codec.js';
 import { decodeLeaseFile, encodeLeaseFile } from './lease-codec.js';
 import type { LogFields, Logger, LogLevel } from './logger.js';
 import type { NatApplyArgs, NatBackend } from './nat-driver.js';
-import type { BridgeDriver, RouteSocket } from './netlink-bridge-driver.js';
+import type { BridgeDriver, HostRoute, RouteSocket } from './netlink-bridge-driver.js';
 import { describeErrno, ERRNO } from './netlink-errno.js';
 import { decodeLink, encodeNewBridge, NLMSG_ERROR, RTM } from './rtnetlink.js';
 import type { RevisionFiles } from './revision.js';
@@ -65,9 +65,15 @@ export function fakeDeps(
     lastGood?: RevisionFiles;
     natBackend?: NatBackend;
     failBridge?: string;
+    /** The host's routes (none by default); change the array to change the host. */
+    routes?: HostRoute[];
+    /** Each bridge's ports (none by default); change the object to change the host. */
+    ports?: Record<string, string[]>;
   } = {},
 ) {
   const host: string[] = [];
+  const routes = opts.routes ?? [];
+  const ports = opts.ports ?? {};
   const bridges: BridgeDriver = {
     async ensureBridge(a) {
       if (a.bridge === opts.failBridge)
@@ -82,6 +88,12 @@ export function fakeDeps(
     },
     async deleteBridge(b) {
       host.push(`delete ${b}`);
+    },
+    async listPorts(b) {
+      return ports[b] ?? [];
+    },
+    async listRoutes() {
+      return routes;
     },
     close() {},
   };
@@ -111,7 +123,7 @@ export function fakeDeps(
     logger,
     clock: { now: () => 0 },
   } satisfies DeviceDaemonDeps;
-  return { deps, host, natCalls, store, revisions, logger };
+  return { deps, host, natCalls, store, revisions, logger, routes, ports };
 }
 
 /**
