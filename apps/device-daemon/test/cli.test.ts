@@ -66,6 +66,21 @@ describe('netledger-device (offline verbs)', () => {
     expect(r.stdout).toContain(`"code": "${code}"`);
   });
 
+  it.each([
+    ['no device.json', { 'app/run.json': '{}' }, 'the revision has no device.json'],
+    ['an empty device.json', { 'device.json': '', 'app/run.json': '{}' }, 'device.json is empty'],
+    [
+      'a device.json with a duplicate key',
+      { 'device.json': '{"network":{"pools":{}},"network":{}}' },
+      'key \\"network\\" appears twice at the top level',
+    ],
+  ])('check exits 1 for %s, never reading it as "no pools"', (name, files, message) => {
+    const r = cli('check', '--state', state(name.replaceAll(' ', '-'), files));
+    expect(r.status).toBe(1);
+    expect(r.stdout).toContain('"code": "InvalidDeviceJson"');
+    expect(r.stdout).toContain(message);
+  });
+
   it('render-args turns PV_NETWORK_* into a network block', () => {
     writeFileSync(
       join(dir, 'args.json'),

@@ -43,6 +43,7 @@ function write(path: string, text: string): void {
 beforeAll(async () => {
   build = buildApp('netledger-device-client-test');
   const state = join(dir, 'state');
+  write(join(state, 'device.json'), '{}');
   write(join(state, 'app', 'run.json'), '{"network":{"mode":"none"}}');
   write(join(state, 'quiet', 'run.json'), '{}');
   write(

@@ -116,19 +116,26 @@ export function createHarness() {
         },
       };
     },
-    /** Writes a state directory; returns its path. */
+    /**
+     * Writes a state directory; returns its path. Its device.json declares `pools` (none when
+     * absent); `deviceJson` writes that text instead, and `null` writes no device.json at all.
+     */
     state(
       name: string,
       rev: {
         pools?: Record<string, unknown>;
         containers?: Record<string, { network?: unknown; lxc?: string }>;
+        deviceJson?: string | null;
       },
     ): string {
       const dir = join(tmp, name);
       rmSync(dir, { recursive: true, force: true });
       mkdirSync(dir, { recursive: true });
-      if (rev.pools !== undefined)
-        writeFileSync(join(dir, 'device.json'), JSON.stringify({ network: { pools: rev.pools } }));
+      const deviceJson =
+        rev.deviceJson === undefined
+          ? JSON.stringify({ network: { pools: rev.pools ?? {} } })
+          : rev.deviceJson;
+      if (deviceJson !== null) writeFileSync(join(dir, 'device.json'), deviceJson);
       for (const [c, spec] of Object.entries(rev.containers ?? {})) {
         mkdirSync(join(dir, c));
         writeFileSync(
@@ -230,4 +237,32 @@ export function netlinkSocketsOf(pid: number): number[] {
     const protocol = m === null ? undefined : protocols.get(m[1] ?? '');
     return protocol === undefined ? [] : [protocol];
   });
+}
+
+/** A link as `ip -j addr show` prints it. */
+export interface AddrInfo {
+  ifname: string;
+  flags: string[];
+  addr_info: {
+    family: string;
+    local: string;
+    prefixlen: number;
+    nodad?: boolean;
+    tentative?: boolean;
+  }[];
+}
+
+/** The links of a namespace with their addresses. */
+export function links(ns: string): AddrInfo[] {
+  return JSON.parse(run('ip', ['-n', ns, '-j', 'addr', 'show'])) as AddrInfo[];
+}
+
+/** How many masquerade rules of `family` the namespace's nftables ruleset holds. */
+export function masqueradeRules(ns: string, family: 'ip' | 'ip6' = 'ip'): number {
+  const out = JSON.parse(run('ip', ['netns', 'exec', ns, 'nft', '-j', 'list', 'ruleset'])) as {
+    nftables: { rule?: { family: string } }[];
+  };
+  return out.nftables.filter(
+    (o) => o.rule?.family === family && JSON.stringify(o.rule).includes('"masquerade"'),
+  ).length;
 }

@@ -8,7 +8,9 @@ import {
   BUNDLE,
   bundleApp,
   createHarness,
+  links,
   lxcValue,
+  masqueradeRules,
   netlinkSocketsOf,
   requirePrerequisites,
   run,
@@ -22,29 +24,6 @@ const cli = (...args: string[]) => run(process.execPath, [BUNDLE, ...args]);
 const startHook = (name: string, socket: string) =>
   run(process.execPath, [...SNAPSHOT_ARGV, 'start', name, '--socket', socket]);
 const NETLINK_ROUTE = 0;
-
-interface AddrInfo {
-  ifname: string;
-  flags: string[];
-  addr_info: {
-    family: string;
-    local: string;
-    prefixlen: number;
-    nodad?: boolean;
-    tentative?: boolean;
-  }[];
-}
-function links(ns: string): AddrInfo[] {
-  return JSON.parse(run('ip', ['-n', ns, '-j', 'addr', 'show'])) as AddrInfo[];
-}
-function masqueradeRules(ns: string, family: 'ip' | 'ip6' = 'ip'): number {
-  const out = JSON.parse(run('ip', ['netns', 'exec', ns, 'nft', '-j', 'list', 'ruleset'])) as {
-    nftables: { rule?: { family: string } }[];
-  };
-  return out.nftables.filter(
-    (o) => o.rule?.family === family && JSON.stringify(o.rule).includes('"masquerade"'),
-  ).length;
-}
 
 const pools = {
   internal: {

@@ -39,6 +39,12 @@ export const NULL_BRIDGES: BridgeDriver = {
   async ensureBridge() {},
   async removeAddress() {},
   async deleteBridge() {},
+  async listPorts() {
+    return [];
+  },
+  async listRoutes() {
+    return [];
+  },
   close() {},
 };
 

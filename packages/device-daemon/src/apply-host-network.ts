@@ -1,5 +1,6 @@
 import type { IpFamily } from './address.js';
 import type { PoolDiff } from './diff-pools.js';
+import { droppedBridges } from './diff-pools.js';
 import type { IpForwarding } from './ip-forwarding.js';
 import type { Logger } from './logger.js';
 import type { NatBackend, NatDriver } from './nat-driver.js';
@@ -37,15 +38,12 @@ export async function applyHostNetwork(args: {
   readonly pools: PoolRegistry;
 }): Promise<HostNetworkResult> {
   const { bridges, logger, diff } = args;
-  for (const pool of diff.removed) {
-    await bridges.deleteBridge(pool.bridge);
-    logger.log('info', 'removed pool bridge', { pool: pool.name, bridge: pool.bridge });
+  for (const { pool, bridge } of droppedBridges(diff)) {
+    await bridges.deleteBridge(bridge);
+    logger.log('info', 'removed pool bridge', { pool, bridge });
   }
   for (const { before, after } of diff.changed) {
-    if (before.bridge !== after.bridge) {
-      await bridges.deleteBridge(before.bridge);
-      continue;
-    }
+    if (before.bridge !== after.bridge) continue;
     for (const old of familiesOf(before)) {
       const now = poolFamily(after, old.family);
       if (now === undefined || now.gateway !== old.gateway || now.subnet !== old.subnet)

@@ -39,4 +39,14 @@ describe('checkRevision', () => {
       error: { code: 'InvalidDeviceJson' },
     });
   });
+
+  it('refuses a revision without device.json instead of reading it as "no pools"', () => {
+    expect(checkRevision({ deviceJson: undefined, containers: [] })).toMatchObject({
+      ok: false,
+      error: {
+        code: 'InvalidDeviceJson',
+        message: expect.stringContaining('the revision has no device.json'),
+      },
+    });
+  });
 });

@@ -33,7 +33,7 @@ export async function runClientVerb(
   };
   switch (cli.verb) {
     case 'apply':
-      out(await c.apply(cli.values.state));
+      out(await c.apply(cli.values.state, { force: cli.values.force === true }));
       return 0;
     case 'start': {
       const r = await c.start(name());

@@ -22,6 +22,14 @@ describe('parseCommandLine', () => {
     expect(() => parseCommandLine(['leases', '--output', 'yaml'])).toThrow(UsageError);
   });
 
+  it('takes --force for apply only', () => {
+    expect(parseCommandLine(['apply', '--state', '/s', '--force']).values.force).toBe(true);
+    expect(parseCommandLine(['apply']).values.force).toBeUndefined();
+    expect(() => parseCommandLine(['start', 'app', '--force'])).toThrow(
+      new UsageError('--force is an option of apply only'),
+    );
+  });
+
   it('lets parseArgs refuse an unknown option', () => {
     expect(() => parseCommandLine(['leases', '--nope'])).toThrow(
       expect.objectContaining({ code: 'ERR_PARSE_ARGS_UNKNOWN_OPTION' }),
@@ -50,6 +58,8 @@ describe('describeFailure', () => {
   it.each([
     ['UnknownPool', 1],
     ['InvalidTemplateArgs', 1],
+    ['DropsInUse', 1],
+    ['RouteConflict', 1],
     ['DaemonUnavailable', 3],
     ['HostFailure', 3],
     ['LeaseStoreCorrupt', 3],

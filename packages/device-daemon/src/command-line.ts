@@ -8,7 +8,7 @@ export const USAGE = `usage:
   netledger-device serve --state DIR --data-dir DIR --socket PATH [--log-level debug|info|warn|error]
   netledger-device check --state DIR [--output text|json]
   netledger-device render-args --args ARGS.json [--name CONTAINER]
-  netledger-device apply [--state DIR] [--socket PATH] [--output text|json]
+  netledger-device apply [--state DIR] [--force] [--socket PATH] [--output text|json]
   netledger-device start|stop|teardown NAME [--socket PATH] [--output text|json]
   netledger-device leases|pools|health|metrics [--socket PATH] [--output text|json]`;
 
@@ -33,6 +33,7 @@ export interface CommandLine {
     readonly output?: string;
     readonly json?: boolean;
     readonly help?: boolean;
+    readonly force?: boolean;
   };
   /** `--output json` (or its older spelling `--json`): results and errors as JSON on stdout. */
   readonly json: boolean;
@@ -53,11 +54,14 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
       output: { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean' },
+      force: { type: 'boolean' },
     },
   });
   if (values.output !== undefined && values.output !== 'text' && values.output !== 'json')
     throw new UsageError(`bad --output ${values.output} (text or json)`);
   const [verb, target, ...extra] = positionals;
+  if (values.force === true && verb !== 'apply')
+    throw new UsageError('--force is an option of apply only');
   return { verb, target, extra, values, json: values.output === 'json' || values.json === true };
 }
 

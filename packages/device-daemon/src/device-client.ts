@@ -6,7 +6,11 @@ import type { LeaseView, PoolView } from './views.js';
 
 /** A client of the daemon's API over its unix socket. Errors come back as `DeviceError`s. */
 export interface DeviceClient {
-  apply(stateDir?: string): Promise<ApplyReport>;
+  /**
+   * Applies the revision in `stateDir` (default: the daemon's `--state`). `opts.force` applies it
+   * even when it drops leases of running containers or bridges with ports (else `DropsInUse`).
+   */
+  apply(stateDir?: string, opts?: { readonly force?: boolean }): Promise<ApplyReport>;
   start(container: string): Promise<StartReport>;
   stop(container: string): Promise<{ container: string; leases: LeaseView[] }>;
   teardown(container: string): Promise<{ container: string; released: LeaseView[] }>;
@@ -45,8 +49,11 @@ export function createDeviceClient(opts: { readonly socketPath: string }): Devic
   }
   const op = (name: string, verb: string) => `/v1/containers/${encodeURIComponent(name)}/${verb}`;
   return {
-    apply: (stateDir) =>
-      json('POST', '/v1/apply', stateDir === undefined ? {} : { state: stateDir }),
+    apply: (stateDir, opts) =>
+      json('POST', '/v1/apply', {
+        ...(stateDir === undefined ? {} : { state: stateDir }),
+        ...(opts?.force === true ? { force: true } : {}),
+      }),
     start: (name) => json('POST', op(name, 'start')),
     stop: (name) => json('POST', op(name, 'stop')),
     teardown: (name) => json('POST', op(name, 'teardown')),

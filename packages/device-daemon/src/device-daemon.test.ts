@@ -139,8 +139,10 @@ describe('createDeviceDaemon', () => {
     await d.apply(files);
     await d.start('a');
     f.host.length = 0;
+    // a runs: releasing its lease takes force.
     await d.apply(
       revisionFiles({ pools: { lab }, containers: { c: { network: { pool: 'lab' } } } }),
+      { force: true },
     );
     expect(f.host).toEqual(['delete pvbr0', 'ensure pvbr1/24']);
     expect(f.natCalls.at(-1)).toMatchObject({ pools: [], previous: [{ name: 'internal' }] });
@@ -379,6 +381,7 @@ describe('IPv6 pools', () => {
       revisionFiles({ pools: { dual }, containers: { a: { network: { pool: 'dual' } } } }),
     );
     await d.start('a');
+    await d.stop('a'); // a stopped container's lease is not in use: no force needed
     f.host.length = 0;
     await d.apply(
       revisionFiles({

@@ -1,8 +1,10 @@
 import { applyHostNetwork } from './apply-host-network.js';
 import type { ErrorBody } from './device-error.js';
-import { DeviceError, toErrorBody } from './device-error.js';
-import { samePool } from './diff-pools.js';
+import { DeviceError, isDeviceError, toErrorBody } from './device-error.js';
+import { droppedBridges, samePool } from './diff-pools.js';
 import type { LeaseStore } from './file-lease-store.js';
+import { dropsInUseError, findInUseDrops } from './find-in-use-drops.js';
+import { findRouteConflicts, routeConflictError } from './find-route-conflicts.js';
 import type { RevisionStore } from './file-revision-store.js';
 import type { IpForwarding } from './ip-forwarding.js';
 import type { LeaseBook } from './lease.js';
@@ -11,6 +13,7 @@ import type { Clock, Logger } from './logger.js';
 import { createDaemonMetrics } from './metrics.js';
 import type { NatBackend, NatDriver } from './nat-driver.js';
 import type { BridgeDriver } from './netlink-bridge-driver.js';
+import type { RevisionPlan } from './plan-revision.js';
 import { planRevision } from './plan-revision.js';
 import type { StartPlan } from './plan-start.js';
 import { planStart } from './plan-start.js';
@@ -37,6 +40,15 @@ export interface DeviceDaemonDeps {
   readonly clock: Clock;
   /** Resident memory of the process, for `/metrics`. */
   readonly memory?: () => number;
+}
+
+/** How to apply a revision. */
+export interface ApplyOptions {
+  /**
+   * Apply it even when it releases leases of running containers or deletes bridges that have
+   * ports (otherwise refused with `DropsInUse`, changing nothing). Default false.
+   */
+  readonly force?: boolean;
 }
 
 /** The result of applying a revision. */
@@ -85,18 +97,23 @@ export interface DeviceDaemon {
   init(): Promise<void>;
   /**
    * Brings up the host at start-up: applies `files` (the revision on disk); when that revision is
-   * refused (device.json), or none is given, re-applies the last good revision so its bridges and
-   * NAT exist again after a reboot, and keeps serving it. Throws what a failed apply throws
-   * otherwise (`HostFailure`).
+   * refused, or none is given, re-applies the last good revision so its bridges and NAT exist
+   * again after a reboot, and keeps serving it. When the last good revision cannot be restored
+   * either because a pool's subnet is routed elsewhere now (`RouteConflict`), nothing is set up
+   * and `inForce` is `none`. Throws what a failed apply throws otherwise (`HostFailure`).
    */
   boot(files: RevisionFiles | undefined): Promise<BootReport>;
   /**
    * Applies a revision: pools diffed, bridges and NAT set up, leases pruned, reservations redone.
-   * A revision refused as a whole (`InvalidDeviceJson`, `InvalidPool`, `UnsupportedPoolType`,
-   * `PoolConflict`) throws, is logged once and reported by `health()` and `/metrics`, and leaves
-   * the revision in force (see `start`); a failed host step (`HostFailure`) leaves it too.
+   * A revision refused as a whole throws, is logged once and reported by `health()` and
+   * `/metrics`, and changes nothing: the revision in force stays (see `start`). Refused are an
+   * invalid or missing device.json (`InvalidDeviceJson`, `InvalidPool`, `UnsupportedPoolType`,
+   * `PoolConflict`), a pool subnet the host already routes through another interface
+   * (`RouteConflict`), and, unless `opts.force`, one that releases leases of running containers
+   * or deletes bridges with ports (`DropsInUse`). A failed host step (`HostFailure`) leaves the
+   * revision in force too.
    */
-  apply(files: RevisionFiles): Promise<ApplyReport>;
+  apply(files: RevisionFiles, opts?: ApplyOptions): Promise<ApplyReport>;
   /**
    * Plans a start and persists its leases before answering. While a revision is refused, a start
    * that needs what it changes (a changed pool, a new or changed pool-using container) is refused
@@ -126,6 +143,8 @@ const REVISION_REFUSALS: ReadonlySet<string> = new Set([
   'InvalidPool',
   'UnsupportedPoolType',
   'PoolConflict',
+  'RouteConflict',
+  'DropsInUse',
 ]);
 
 /**
@@ -194,8 +213,40 @@ export function createDeviceDaemon(deps: DeviceDaemonDeps): DeviceDaemon {
     );
   }
 
-  /** Installs a parsed revision: host network, leases, persistence. */
-  async function install(files: RevisionFiles, rev: Revision): Promise<ApplyReport> {
+  /** Counts a failed host step; logs it unless it is a refusal (which `refuse` logs). */
+  function hostStepFailed(e: unknown): never {
+    if (e instanceof DeviceError && !REVISION_REFUSALS.has(e.code))
+      logger.log('error', 'host network set-up failed; the revision in force stays', {
+        error: toErrorBody(e),
+      });
+    return failed(e);
+  }
+
+  /**
+   * Refuses (before anything changes) a revision that would drop what running containers use,
+   * unless forced, and one whose pool subnets the host already routes through other interfaces.
+   */
+  async function checkHost(plan: RevisionPlan, rev: Revision, force: boolean): Promise<void> {
+    if (!force) {
+      const dropped: { pool: string; bridge: string; ports: readonly string[] }[] = [];
+      for (const b of droppedBridges(plan.diff))
+        dropped.push({ ...b, ports: await deps.bridges.listPorts(b.bridge) });
+      const drops = findInUseDrops({ released: plan.released, running, dropped });
+      if (drops.length > 0) throw dropsInUseError(drops);
+    }
+    if (rev.pools.size === 0) return;
+    const ownBridges = new Set([...hostPools.values(), ...rev.pools.values()].map((p) => p.bridge));
+    const routes = await deps.bridges.listRoutes();
+    const conflicts = findRouteConflicts({ pools: rev.pools, routes, ownBridges });
+    if (conflicts.length > 0) throw routeConflictError(conflicts);
+  }
+
+  /** Installs a parsed revision: host checks, host network, leases, persistence. */
+  async function install(
+    files: RevisionFiles,
+    rev: Revision,
+    opts: { readonly force: boolean },
+  ): Promise<ApplyReport> {
     const plan = planRevision(book, hostPools, rev);
     const usesNetwork =
       rev.pools.size > 0 || [...rev.containers.values()].some((c) => c.network.mode !== 'none');
@@ -204,18 +255,13 @@ export function createDeviceDaemon(deps: DeviceDaemonDeps): DeviceDaemon {
     if (!usesNetwork && hostPools.size === 0) {
       logger.log('info', 'no network pools and no container network blocks: IPAM setup is a no-op');
     } else {
+      await checkHost(plan, rev, opts.force).catch(hostStepFailed);
       const host = await applyHostNetwork({
         ...deps,
         diff: plan.diff,
         previous: hostPools,
         pools: rev.pools,
-      }).catch((e: unknown) => {
-        if (e instanceof DeviceError)
-          logger.log('error', 'host network set-up failed; the revision in force stays', {
-            error: toErrorBody(e),
-          });
-        return failed(e);
-      });
+      }).catch(hostStepFailed);
       natBackend = host.natBackend;
       warnings.push(...host.warnings);
     }
@@ -261,7 +307,7 @@ export function createDeviceDaemon(deps: DeviceDaemonDeps): DeviceDaemon {
   }
 
   /** Parses and installs; a revision refused as a whole is recorded. */
-  async function applyOffered(files: RevisionFiles): Promise<ApplyReport> {
+  async function applyOffered(files: RevisionFiles, opts: ApplyOptions): Promise<ApplyReport> {
     let rev: Revision;
     try {
       rev = parseRevision(files);
@@ -269,7 +315,13 @@ export function createDeviceDaemon(deps: DeviceDaemonDeps): DeviceDaemon {
       if (e instanceof DeviceError && REVISION_REFUSALS.has(e.code)) refuse(files, e);
       return failed(e);
     }
-    const report = await install(files, rev);
+    let report: ApplyReport;
+    try {
+      report = await install(files, rev, { force: opts.force === true });
+    } catch (e) {
+      if (e instanceof DeviceError && REVISION_REFUSALS.has(e.code)) refuse(files, e);
+      throw e;
+    }
     if (refused !== undefined)
       logger.log('info', 'revision accepted; the refused one is forgotten');
     refused = undefined;
@@ -315,20 +367,31 @@ export function createDeviceDaemon(deps: DeviceDaemonDeps): DeviceDaemon {
       return serial(async () => {
         if (files !== undefined) {
           try {
-            await applyOffered(files);
+            await applyOffered(files, {});
             return { inForce: 'offered', refused: undefined };
           } catch (e) {
             if (!(e instanceof DeviceError) || !REVISION_REFUSALS.has(e.code)) throw e;
           }
         }
         if (current === undefined) return { inForce: 'none', refused: refused?.error };
-        await install(current.files, current.revision);
+        try {
+          // The revision that was in force comes back as it was: what it drops was its own.
+          await install(current.files, current.revision, { force: true });
+        } catch (e) {
+          if (!isDeviceError(e, 'RouteConflict')) throw e;
+          logger.log('error', 'the last good revision cannot be restored; no revision in force', {
+            error: toErrorBody(e),
+          });
+          refused ??= assessRefusedRevision({ files: current.files, error: e, current: undefined });
+          current = undefined;
+          return { inForce: 'none', refused: refused.error };
+        }
         return { inForce: 'last-good', refused: refused?.error };
       });
     },
 
-    apply(files) {
-      return serial(() => applyOffered(files));
+    apply(files, opts = {}) {
+      return serial(() => applyOffered(files, opts));
     },
 
     start(container) {

@@ -8,6 +8,10 @@ export type DeviceErrorCode =
   | 'UnsupportedPoolType'
   /** Two pools overlap, or share a bridge. */
   | 'PoolConflict'
+  /** A pool's subnet overlaps a route the host already has through an interface that is not the daemon's bridge. */
+  | 'RouteConflict'
+  /** A revision would release leases of running containers or delete bridges that have ports; applied only when forced. */
+  | 'DropsInUse'
   /** A run.json (or its `network` block) is not valid. */
   | 'InvalidRunJson'
   /** An lxc.container.conf cannot be read as `key = value` lines or holds a bad address. */

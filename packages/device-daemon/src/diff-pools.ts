@@ -37,3 +37,15 @@ export function diffPools(before: PoolRegistry, after: PoolRegistry): PoolDiff {
   const removed = [...before.values()].filter((p) => !after.has(p.name));
   return { added, removed, changed, unchanged };
 }
+
+/** The bridges a revision deletes: each removed pool's, and a changed pool's old one when it moves to another bridge. */
+export function droppedBridges(
+  diff: PoolDiff,
+): { readonly pool: string; readonly bridge: string }[] {
+  return [
+    ...diff.removed.map((p) => ({ pool: p.name, bridge: p.bridge })),
+    ...diff.changed
+      .filter((c) => c.before.bridge !== c.after.bridge)
+      .map((c) => ({ pool: c.before.name, bridge: c.before.bridge })),
+  ];
+}

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDeviceClient } from './device-client.js';
 import { createDeviceDaemon } from './device-daemon.js';
 import { createHttpApi } from './http-api.js';
+import { requestOverUnixSocket } from './unix-http.js';
 import { revisionFiles } from './test-fixtures.js';
 import { fakeDeps } from './test-fakes.js';
 
@@ -34,6 +35,7 @@ describe('HTTP API over a unix socket', () => {
     server = createHttpApi({
       daemon,
       loadRevision: async (state) => {
+        if (state === '/empty') return revisionFiles({});
         if (state !== '/rev') throw new Error('ENOENT');
         return files;
       },
@@ -70,6 +72,41 @@ describe('HTTP API over a unix socket', () => {
     ['apply without a state directory', (c: typeof client) => c.apply(), 'BadRequest'],
   ])('maps %s to its error code', async (_why, fn, code) => {
     await expect(fn(client)).rejects.toMatchObject({ code });
+  });
+
+  it('refuses a "force" that is not a JSON boolean', async () => {
+    for (const force of ['true', 1, null]) {
+      const answer = await requestOverUnixSocket({
+        socketPath: join(dir, 'api.sock'),
+        method: 'POST',
+        path: '/v1/apply',
+        body: JSON.stringify({ state: '/rev', force }),
+      });
+      expect(answer.status).toBe(400);
+      expect(JSON.parse(answer.body)).toMatchObject({
+        error: {
+          code: 'BadRequest',
+          message: expect.stringContaining('"force" must be true or false'),
+        },
+      });
+    }
+  });
+
+  it('refuses with 409 a revision that drops a running container’s lease, and applies it with "force": true', async () => {
+    await client.apply('/rev');
+    await client.start('a');
+    const refusal = await requestOverUnixSocket({
+      socketPath: join(dir, 'api.sock'),
+      method: 'POST',
+      path: '/v1/apply',
+      body: JSON.stringify({ state: '/empty' }),
+    });
+    expect(refusal.status).toBe(409);
+    expect(JSON.parse(refusal.body)).toMatchObject({ error: { code: 'DropsInUse' } });
+    expect((await client.leases()).leases.map((l) => l.owner)).toEqual(['a']);
+    const forced = await client.apply('/empty', { force: true });
+    expect(forced.released.map((l) => l.owner)).toEqual(['a']);
+    expect((await client.leases()).leases).toEqual([]);
   });
 
   it('reports an unreachable daemon', async () => {

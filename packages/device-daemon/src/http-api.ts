@@ -3,6 +3,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { DeviceDaemon } from './device-daemon.js';
 import type { DeviceErrorCode } from './device-error.js';
 import { DeviceError, toErrorBody } from './device-error.js';
+import { describeJsonType } from './json-value.js';
 import type { Logger } from './logger.js';
 import type { RevisionFiles } from './revision.js';
 
@@ -28,6 +29,8 @@ function statusOf(code: DeviceErrorCode): number {
     case 'PoolExhausted':
     case 'NoRevision':
     case 'RevisionRefused':
+    case 'RouteConflict':
+    case 'DropsInUse':
       return 409;
     case 'LeaseStoreCorrupt':
     case 'HostFailure':
@@ -75,7 +78,8 @@ function sendText(
 const CONTAINER_OP = /^\/v1\/containers\/([^/]+)\/(start|stop|teardown)$/;
 
 /**
- * The daemon's local HTTP/JSON API (to be bound to a unix socket): `POST /v1/apply {"state"}`,
+ * The daemon's local HTTP/JSON API (to be bound to a unix socket): `POST /v1/apply {"state",
+ * "force"}` (`force`: a JSON boolean, default false; see {@link DeviceDaemon.apply}),
  * `POST /v1/containers/<name>/{start,stop,teardown}`, `GET /v1/leases`, `GET /v1/pools`,
  * `GET /v1/health`, `GET /metrics`. Errors are `{"error": ErrorBody}` (`code`, `message`, and
  * `field` when known) with a status from {@link statusOf}.
@@ -105,6 +109,12 @@ export function createHttpApi(opts: {
       const state = body['state'] ?? opts.defaultStateDir;
       if (typeof state !== 'string' || state === '')
         throw new DeviceError('BadRequest', 'apply needs "state": a state directory');
+      const force = body['force'] === undefined ? false : body['force'];
+      if (typeof force !== 'boolean')
+        throw new DeviceError(
+          'BadRequest',
+          `apply's "force" must be true or false, not ${describeJsonType(force)}`,
+        );
       let files: RevisionFiles;
       try {
         files = await opts.loadRevision(state);
@@ -114,7 +124,7 @@ export function createHttpApi(opts: {
           `cannot read state directory ${state}: ${(e as Error).message}`,
         );
       }
-      return send(res, 200, await daemon.apply(files));
+      return send(res, 200, await daemon.apply(files, { force }));
     }
     const m = CONTAINER_OP.exec(path);
     if (method === 'POST' && m) {

@@ -5,6 +5,7 @@ export type { DeviceErrorCode, ErrorBody } from './device-error.js';
 export { runDeviceServer } from './run-device-server.js';
 export type { DeviceServer, DeviceServerOptions } from './run-device-server.js';
 export type {
+  ApplyOptions,
   ApplyReport,
   BootReport,
   DeviceDaemon,

@@ -1,16 +1,23 @@
+import type { Cidr } from '@netledger/accounting';
 import type { IpFamily } from './address.js';
 import { DeviceError } from './device-error.js';
+import { describeErrno, ERRNO } from './netlink-errno.js';
 import type { LinkInfo } from './rtnetlink.js';
 import {
   decodeErrno,
   decodeLink,
+  decodeRoute,
   encodeAddress,
   encodeLinkByName,
+  encodeLinkDump,
   encodeNewBridge,
+  encodeRouteDump,
   encodeSetLinkUp,
   NLM_F,
   NLMSG_ERROR,
+  RT_TABLE_LOCAL,
   RTM,
+  RTN_UNICAST,
 } from './rtnetlink.js';
 
 /** A gateway address of a pool family, as it sits on the pool's bridge. */
@@ -20,7 +27,15 @@ export interface GatewayAddress {
   readonly prefix: number;
 }
 
-/** Host-side bridge operations; every one is idempotent. */
+/** A route to a network on the host: its destination and the interfaces it leaves by. */
+export interface HostRoute {
+  readonly family: IpFamily;
+  readonly cidr: Cidr;
+  /** The output interfaces by name (`#<index>` for one that vanished meanwhile). */
+  readonly interfaces: readonly string[];
+}
+
+/** Host-side bridge operations (every change is idempotent), and what the host's links and routes are. */
 export interface BridgeDriver {
   /** Creates the bridge if missing, adds each gateway address, brings it up. Throws `HostFailure`. */
   ensureBridge(args: {
@@ -31,6 +46,13 @@ export interface BridgeDriver {
   removeAddress(args: { readonly bridge: string; readonly address: GatewayAddress }): Promise<void>;
   /** Deletes a bridge; a missing bridge is not an error. */
   deleteBridge(bridge: string): Promise<void>;
+  /** The names of the links enslaved to `bridge` (its ports); none for a missing bridge. Throws `HostFailure`. */
+  listPorts(bridge: string): Promise<readonly string[]>;
+  /**
+   * The host's unicast routes to networks, in every table but `local` (which holds the host's own
+   * addresses, not routes); default routes included. Throws `HostFailure`.
+   */
+  listRoutes(): Promise<readonly HostRoute[]>;
   /** Closes the driver's socket, if it opened one. */
   close(): void;
 }
@@ -45,11 +67,7 @@ export interface RouteSocket {
   close(): void;
 }
 
-const EEXIST = 17;
-const ENODEV = 19;
-const EADDRNOTAVAIL = 99;
-const EAFNOSUPPORT = 97;
-const EACCES = 13;
+const { EACCES, EADDRNOTAVAIL, EAFNOSUPPORT, EEXIST, ENODEV } = ERRNO;
 
 /**
  * Opens a NETLINK_ROUTE socket with the `netlink` package, loaded on this first call (its native
@@ -92,7 +110,40 @@ export function createNetlinkBridgeDriver(socket: RouteSocket): BridgeDriver {
   }
 
   function fail(what: string, errno: number): never {
-    throw new DeviceError('HostFailure', `netlink ${what}: errno ${errno}`);
+    throw new DeviceError('HostFailure', `netlink ${what}: ${describeErrno(errno)}`);
+  }
+
+  /** Sends a dump request and returns the bodies of the answers of `answer` type. */
+  async function dump(
+    request: { readonly type: number; readonly body: Uint8Array; readonly answer: number },
+    what: string,
+  ): Promise<Uint8Array[]> {
+    let msgs;
+    try {
+      [msgs] = await socket.request(request.type, request.body, {
+        flags: NLM_F.DUMP,
+        checkError: false,
+        timeout: 5000,
+      });
+    } catch (e) {
+      throw new DeviceError('HostFailure', `netlink ${what}: ${(e as Error).message}`, {
+        cause: e,
+      });
+    }
+    const first = msgs[0];
+    if (first?.type === NLMSG_ERROR) {
+      const errno = decodeErrno(first.data);
+      if (errno !== 0) fail(what, errno);
+    }
+    return msgs.filter((m) => m.type === request.answer).map((m) => m.data);
+  }
+
+  async function listLinks(): Promise<LinkInfo[]> {
+    const bodies = await dump(
+      { type: RTM.GETLINK, body: encodeLinkDump(), answer: RTM.NEWLINK },
+      'list links',
+    );
+    return bodies.map(decodeLink);
   }
 
   async function getLink(name: string): Promise<LinkInfo | undefined> {
@@ -133,7 +184,7 @@ export function createNetlinkBridgeDriver(socket: RouteSocket): BridgeDriver {
         if (a.family === 6 && (r.errno === EAFNOSUPPORT || r.errno === EACCES)) {
           throw new DeviceError(
             'HostFailure',
-            `netlink ${what}: errno ${r.errno} (IPv6 disabled on this host or on ${bridge}?)`,
+            `netlink ${what}: ${describeErrno(r.errno)}; IPv6 disabled on this host or on ${bridge}?`,
           );
         }
         if (r.errno !== 0 && r.errno !== EEXIST) fail(what, r.errno);
@@ -163,6 +214,33 @@ export function createNetlinkBridgeDriver(socket: RouteSocket): BridgeDriver {
       );
       if (r.errno !== 0 && r.errno !== ENODEV) fail(`delete bridge ${bridge}`, r.errno);
     },
+    async listPorts(bridge) {
+      const links = await listLinks();
+      const master = links.find((l) => l.name === bridge);
+      if (master === undefined) return [];
+      return links
+        .filter((l) => l.master === master.index)
+        .map((l) => l.name ?? `#${l.index}`)
+        .sort();
+    },
+    async listRoutes() {
+      const names = new Map((await listLinks()).map((l) => [l.index, l.name ?? `#${l.index}`]));
+      const bodies = await dump(
+        { type: RTM.GETROUTE, body: encodeRouteDump(), answer: RTM.NEWROUTE },
+        'list routes',
+      );
+      const routes: HostRoute[] = [];
+      for (const body of bodies) {
+        const r = decodeRoute(body);
+        if (r === undefined || r.type !== RTN_UNICAST || r.table === RT_TABLE_LOCAL) continue;
+        routes.push({
+          family: r.family,
+          cidr: { version: r.family, base: r.dst, prefix: r.prefix },
+          interfaces: r.interfaces.map((i) => names.get(i) ?? `#${i}`),
+        });
+      }
+      return routes;
+    },
     close() {
       socket.close();
     },
@@ -187,6 +265,8 @@ export function createLazyBridgeDriver(open: () => Promise<BridgeDriver>): Bridg
     ensureBridge: async (args) => (await driver()).ensureBridge(args),
     removeAddress: async (args) => (await driver()).removeAddress(args),
     deleteBridge: async (bridge) => (await driver()).deleteBridge(bridge),
+    listPorts: async (bridge) => (await driver()).listPorts(bridge),
+    listRoutes: async () => (await driver()).listRoutes(),
     close() {
       const pending = opening;
       opening = undefined;

@@ -155,6 +155,45 @@ describe('parseDeviceJson', () => {
     expect((e as Error).message).not.toContain('no host bits');
   });
 
+  it.each([
+    ['empty', ''],
+    ['whitespace only', ' \n\t'],
+  ])('refuses a device.json that is %s, saying so (never "no pools")', (_why, text) => {
+    expect(thrown(() => parseDeviceJson(text))).toMatchObject({
+      code: 'InvalidDeviceJson',
+      message: 'device.json is empty (a device without pools says so: {"network":{"pools":{}}})',
+    });
+  });
+
+  it.each([
+    [
+      'a pool field',
+      '{"network":{"pools":{"lan":{"bridge":"pvbr0","subnet":"10.0.3.0/24","gateway":"10.0.3.1","subnet":"10.0.4.0/24"}}}}',
+      'device.json: key "subnet" appears twice in network.pools.lan',
+      'network.pools.lan.subnet',
+    ],
+    [
+      'a pool',
+      '{"network":{"pools":{"lan":{"bridge":"a"},"lan":{"bridge":"pvbr0","subnet":"10.0.3.0/24","gateway":"10.0.3.1"}}}}',
+      'device.json: key "lan" appears twice in network.pools',
+      'network.pools.lan',
+    ],
+    [
+      'the network block, spelt with an escape',
+      '{"network":{"pools":{}},"netw\\u006frk":{}}',
+      'device.json: key "network" appears twice at the top level',
+      'network',
+    ],
+  ])('refuses a duplicate key (%s), naming it and its path', (_why, text, message, field) => {
+    // JSON.parse alone would keep the last one silently.
+    expect(() => JSON.parse(text) as unknown).not.toThrow();
+    expect(thrown(() => parseDeviceJson(text))).toMatchObject({
+      code: 'InvalidDeviceJson',
+      message,
+      field,
+    });
+  });
+
   it('reports whole-document problems with their field', () => {
     expect(thrown(() => parseDeviceJson('{"network":{"pools":[]}}'))).toMatchObject({
       code: 'InvalidDeviceJson',

@@ -8,6 +8,7 @@ import {
   subnetsOverlap,
 } from './address.js';
 import { DeviceError, fieldPath } from './device-error.js';
+import { findDuplicateKey } from './find-duplicate-key.js';
 import { describeJsonType, isObject } from './json-value.js';
 import { parseAddress, parseSubnet } from './parse-address.js';
 import type { Pool, PoolFamily, PoolRegistry } from './pool.js';
@@ -50,9 +51,16 @@ const KEYS: Record<IpFamily, { subnet: string; gateway: string; nat: string }> =
 
 /**
  * Reads the raw `network.pools` object of a device.json text (`{}` when it has none). Throws
- * `InvalidDeviceJson` when the text is not JSON or `network` / `network.pools` have the wrong shape.
+ * `InvalidDeviceJson` when the text is empty, is not JSON, repeats a key in one object (JSON.parse
+ * would silently keep the last), or `network` / `network.pools` have the wrong shape.
  */
 export function readPoolDefinitions(text: string): Readonly<Record<string, unknown>> {
+  if (text.trim() === '') {
+    throw new DeviceError(
+      'InvalidDeviceJson',
+      'device.json is empty (a device without pools says so: {"network":{"pools":{}}})',
+    );
+  }
   let doc: unknown;
   try {
     doc = JSON.parse(text);
@@ -60,6 +68,16 @@ export function readPoolDefinitions(text: string): Readonly<Record<string, unkno
     throw new DeviceError(
       'InvalidDeviceJson',
       `device.json is not valid JSON: ${(e as Error).message}`,
+    );
+  }
+  const duplicate = findDuplicateKey(text);
+  if (duplicate !== undefined) {
+    const where =
+      duplicate.path.length === 0 ? 'at the top level' : `in ${fieldPath(...duplicate.path)}`;
+    throw new DeviceError(
+      'InvalidDeviceJson',
+      `device.json: key ${JSON.stringify(duplicate.key)} appears twice ${where}`,
+      { field: fieldPath(...duplicate.path, duplicate.key) },
     );
   }
   if (!isObject(doc))

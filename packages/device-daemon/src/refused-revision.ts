@@ -21,7 +21,7 @@ export interface RefusedRevision {
   readonly error: ErrorBody;
   /** The refused device.json text: a repeated refusal of the same text is not logged again. */
   readonly deviceJson: string | undefined;
-  /** Pools the refused revision adds, removes, redefines or breaks; `all` when its pools cannot be read at all. */
+  /** Pools the refused revision adds, removes, redefines or breaks; `all` when its pools cannot be read at all (or it has no device.json). */
   readonly pools: ReadonlySet<string> | 'all';
   /** The refused revision's containers, each parsed on its own, and whether its files differ from the revision in force. */
   readonly containers: ReadonlyMap<
@@ -44,7 +44,9 @@ export function assessRefusedRevision(args: {
   const currentPools = current?.revision.pools ?? new Map<string, Pool>();
   let pools: Set<string> | 'all';
   try {
-    const definitions = files.deviceJson === undefined ? {} : readPoolDefinitions(files.deviceJson);
+    // No device.json says nothing about any pool: every one counts as changed.
+    if (files.deviceJson === undefined) throw new Error('no device.json');
+    const definitions = readPoolDefinitions(files.deviceJson);
     pools = new Set<string>();
     const valid: Pool[] = [];
     for (const [name, raw] of Object.entries(definitions)) {

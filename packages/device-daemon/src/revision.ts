@@ -25,7 +25,10 @@ export interface Revision {
 
 /** The raw files of a revision, as read from a state directory. */
 export interface RevisionFiles {
-  /** device.json text; `undefined` when the revision has none (no pools). */
+  /**
+   * device.json text; `undefined` when the revision has none, which refuses it (a typo'd state
+   * directory must not read as "no pools"; a device without pools says so in its device.json).
+   */
   readonly deviceJson: string | undefined;
   readonly containers: readonly {
     readonly name: string;
@@ -35,11 +38,18 @@ export interface RevisionFiles {
 }
 
 /**
- * Parses a revision. device.json errors reject the whole revision (they throw); a container's
- * own errors are kept on its entry so that only that container is refused at start.
+ * Parses a revision. device.json errors, a missing device.json included (`InvalidDeviceJson`),
+ * reject the whole revision (they throw); a container's own errors are kept on its entry so that
+ * only that container is refused at start.
  */
 export function parseRevision(files: RevisionFiles): Revision {
-  const pools = files.deviceJson === undefined ? new Map() : parseDeviceJson(files.deviceJson);
+  if (files.deviceJson === undefined) {
+    throw new DeviceError(
+      'InvalidDeviceJson',
+      'the revision has no device.json (a device without pools says so: {"network":{"pools":{}}})',
+    );
+  }
+  const pools = parseDeviceJson(files.deviceJson);
   const containers = new Map<string, ContainerEntry>();
   const sorted = [...files.containers].sort((a, b) =>
     a.name < b.name ? -1 : a.name > b.name ? 1 : 0,

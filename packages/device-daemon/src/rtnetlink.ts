@@ -2,9 +2,24 @@
 // and decoded by hand: the only place that knows the kernel's struct layouts. Native byte order.
 
 /** rtnetlink message types used by the daemon. */
-export const RTM = { NEWLINK: 16, DELLINK: 17, GETLINK: 18, NEWADDR: 20, DELADDR: 21 } as const;
-/** nlmsghdr flags used with those messages (REQUEST and ACK are added by the socket). */
-export const NLM_F = { REPLACE: 0x100, EXCL: 0x200, CREATE: 0x400 } as const;
+export const RTM = {
+  NEWLINK: 16,
+  DELLINK: 17,
+  GETLINK: 18,
+  NEWADDR: 20,
+  DELADDR: 21,
+  NEWROUTE: 24,
+  GETROUTE: 26,
+} as const;
+/**
+ * nlmsghdr flags used with those messages (REQUEST and ACK are added by the socket). DUMP
+ * (ROOT|MATCH) asks a GET for every object; the answer is multipart, ended by NLMSG_DONE.
+ */
+export const NLM_F = { REPLACE: 0x100, EXCL: 0x200, CREATE: 0x400, DUMP: 0x300 } as const;
+/** rtm_type of a route to a destination (direct or through a gateway). */
+export const RTN_UNICAST = 1;
+/** The routing table that holds the host's own and broadcast addresses, not routes to networks. */
+export const RT_TABLE_LOCAL = 255;
 /** The netlink error/ack message type. */
 export const NLMSG_ERROR = 2;
 
@@ -15,13 +30,21 @@ const AF_INET6 = 10;
 const IFA_F_NODAD = 0x02;
 const IFF_UP = 1;
 const IFLA_IFNAME = 3;
+const IFLA_MASTER = 10;
 const IFLA_LINKINFO = 18;
 const IFLA_INFO_KIND = 1;
 const IFA_ADDRESS = 1;
 const IFA_LOCAL = 2;
 const IFA_BROADCAST = 4;
+const RTA_DST = 1;
+const RTA_OIF = 4;
+const RTA_GATEWAY = 5;
+const RTA_MULTIPATH = 9;
+const RTA_TABLE = 15;
 const IFINFOMSG_LEN = 16;
 const IFADDRMSG_LEN = 8;
+const RTMSG_LEN = 12;
+const RTNEXTHOP_LEN = 8;
 
 const LE = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 
@@ -92,6 +115,16 @@ export function encodeLinkByName(name: string): Uint8Array {
   ]);
 }
 
+/** RTM_GETLINK body for a dump of every link (send with DUMP). */
+export function encodeLinkDump(): Uint8Array {
+  return ifinfomsg({ index: 0, flags: 0, change: 0 });
+}
+
+/** RTM_GETROUTE body for a dump of every route of both IP families, all tables (send with DUMP). */
+export function encodeRouteDump(): Uint8Array {
+  return new Uint8Array(RTMSG_LEN); // rtm_family AF_UNSPEC: every family
+}
+
 /** RTM_NEWLINK body setting IFF_UP on the link with `index` (no create flags). */
 export function encodeSetLinkUp(index: number): Uint8Array {
   return ifinfomsg({ index, flags: IFF_UP, change: IFF_UP });
@@ -134,6 +167,8 @@ export interface LinkInfo {
   readonly up: boolean;
   readonly name: string | undefined;
   readonly kind: string | undefined;
+  /** The index of the link this one is a port of (its bridge), when it is one. */
+  readonly master: number | undefined;
 }
 
 function* attrs(buf: Uint8Array, from: number): Generator<{ type: number; data: Uint8Array }> {
@@ -160,14 +195,85 @@ export function decodeLink(body: Uint8Array): LinkInfo {
   const flags = view.getUint32(8, LE);
   let name: string | undefined;
   let kind: string | undefined;
+  let master: number | undefined;
   for (const a of attrs(body, IFINFOMSG_LEN)) {
     if (a.type === IFLA_IFNAME) name = readCString(a.data);
+    if (a.type === IFLA_MASTER && a.data.length >= 4) master = readU32(a.data);
     if (a.type === IFLA_LINKINFO) {
       for (const inner of attrs(a.data, 0))
         if (inner.type === IFLA_INFO_KIND) kind = readCString(inner.data);
     }
   }
-  return { index, flags, up: (flags & IFF_UP) !== 0, name, kind };
+  return { index, flags, up: (flags & IFF_UP) !== 0, name, kind, master };
+}
+
+function readU32(data: Uint8Array): number {
+  return new DataView(data.buffer, data.byteOffset, data.byteLength).getUint32(0, LE);
+}
+
+function readAddress(data: Uint8Array): bigint {
+  let v = 0n;
+  for (const byte of data) v = (v << 8n) | BigInt(byte);
+  return v;
+}
+
+/** A route as read back from RTM_NEWROUTE (the answer to an RTM_GETROUTE dump). */
+export interface RouteInfo {
+  readonly family: 4 | 6;
+  /** The destination network's address (0 for a default route) and prefix length. */
+  readonly dst: bigint;
+  readonly prefix: number;
+  /** The routing table's id (RTA_TABLE when present, which holds ids above 255). */
+  readonly table: number;
+  /** rtm_type: {@link RTN_UNICAST} for a route to a network. */
+  readonly type: number;
+  /** The output interfaces' indexes: RTA_OIF, or every next hop's of a multipath route. */
+  readonly interfaces: readonly number[];
+  /** The next hop's address (RTA_GATEWAY), when the route has one. */
+  readonly gateway: bigint | undefined;
+}
+
+/**
+ * Decodes an RTM_NEWROUTE body; `undefined` for a route of another family than IPv4 or IPv6.
+ * Throws a plain Error when it is shorter than rtmsg.
+ */
+export function decodeRoute(body: Uint8Array): RouteInfo | undefined {
+  if (body.length < RTMSG_LEN) throw new Error('short rtmsg');
+  const af = body[0];
+  if (af !== AF_INET && af !== AF_INET6) return undefined;
+  let dst = 0n;
+  let table = body[4] ?? 0;
+  let gateway: bigint | undefined;
+  const interfaces: number[] = [];
+  for (const a of attrs(body, RTMSG_LEN)) {
+    if (a.type === RTA_DST) dst = readAddress(a.data);
+    else if (a.type === RTA_TABLE && a.data.length >= 4) table = readU32(a.data);
+    else if (a.type === RTA_OIF && a.data.length >= 4) interfaces.push(readU32(a.data));
+    else if (a.type === RTA_GATEWAY) gateway = readAddress(a.data);
+    else if (a.type === RTA_MULTIPATH) interfaces.push(...nextHopInterfaces(a.data));
+  }
+  return {
+    family: af === AF_INET ? 4 : 6,
+    dst,
+    prefix: body[1] ?? 0,
+    table,
+    type: body[7] ?? 0,
+    interfaces,
+    gateway,
+  };
+}
+
+/** The rtnh_ifindex of each struct rtnexthop in an RTA_MULTIPATH payload. */
+function nextHopInterfaces(data: Uint8Array): number[] {
+  const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+  const out: number[] = [];
+  for (let at = 0; at + RTNEXTHOP_LEN <= data.length;) {
+    const len = view.getUint16(at, LE);
+    if (len < RTNEXTHOP_LEN) break;
+    out.push(view.getInt32(at + 4, LE));
+    at += align4(len);
+  }
+  return out;
 }
 
 /** The errno of an NLMSG_ERROR body: 0 for an ACK, a positive errno otherwise. */

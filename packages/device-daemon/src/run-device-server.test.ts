@@ -76,7 +76,7 @@ const POOL = JSON.stringify({
 
 describe('runDeviceServer', () => {
   it('opens no netlink socket and runs no NAT tool without pools or network blocks', async () => {
-    const state = await writeState('plain', { 'app/run.json': '{}' });
+    const state = await writeState('plain', { 'device.json': '{}', 'app/run.json': '{}' });
     const s = start(state);
     server = await s.running;
     const client = createDeviceClient({ socketPath: join(dir, 'api.sock') });

@@ -7,7 +7,8 @@ import type { PersistedState } from './lease-codec.js';
 import { decodeLeaseFile, encodeLeaseFile } from './lease-codec.js';
 import type { LogFields, Logger, LogLevel } from './logger.js';
 import type { NatApplyArgs, NatBackend } from './nat-driver.js';
-import type { BridgeDriver, RouteSocket } from './netlink-bridge-driver.js';
+import type { BridgeDriver, HostRoute, RouteSocket } from './netlink-bridge-driver.js';
+import { describeErrno, ERRNO } from './netlink-errno.js';
 import { decodeLink, encodeNewBridge, NLMSG_ERROR, RTM } from './rtnetlink.js';
 import type { RevisionFiles } from './revision.js';
 import { decodeRevisionFile, encodeRevisionFile } from './revision-codec.js';
@@ -64,13 +65,22 @@ export function fakeDeps(
     lastGood?: RevisionFiles;
     natBackend?: NatBackend;
     failBridge?: string;
+    /** The host's routes (none by default); change the array to change the host. */
+    routes?: HostRoute[];
+    /** Each bridge's ports (none by default); change the object to change the host. */
+    ports?: Record<string, string[]>;
   } = {},
 ) {
   const host: string[] = [];
+  const routes = opts.routes ?? [];
+  const ports = opts.ports ?? {};
   const bridges: BridgeDriver = {
     async ensureBridge(a) {
       if (a.bridge === opts.failBridge)
-        throw new DeviceError('HostFailure', `netlink create bridge ${a.bridge}: errno 1`);
+        throw new DeviceError(
+          'HostFailure',
+          `netlink create bridge ${a.bridge}: ${describeErrno(ERRNO.EPERM)}`,
+        );
       host.push(`ensure ${a.bridge}${a.addresses.map((x) => `/${x.prefix}`).join('')}`);
     },
     async removeAddress(a) {
@@ -78,6 +88,12 @@ export function fakeDeps(
     },
     async deleteBridge(b) {
       host.push(`delete ${b}`);
+    },
+    async listPorts(b) {
+      return ports[b] ?? [];
+    },
+    async listRoutes() {
+      return routes;
     },
     close() {},
   };
@@ -107,20 +123,29 @@ export function fakeDeps(
     logger,
     clock: { now: () => 0 },
   } satisfies DeviceDaemonDeps;
-  return { deps, host, natCalls, store, revisions, logger };
+  return { deps, host, natCalls, store, revisions, logger, routes, ports };
 }
 
 /**
  * A fake NETLINK_ROUTE socket that records each request's message type and acknowledges it; a
  * GETLINK answers with an existing bridge (`index` 7), so a driver over it "ensures" any bridge.
+ * `errnoOf(type)` (default 0) makes requests of a type fail with that errno instead.
  */
-export function fakeRouteSocket(): RouteSocket & { types: number[]; closed: boolean } {
+export function fakeRouteSocket(
+  opts: { errnoOf?: (type: number) => number } = {},
+): RouteSocket & { types: number[]; closed: boolean } {
   const ack = new Uint8Array(20); // nlmsgerr with error 0
   const socket = {
     types: [] as number[],
     closed: false,
     async request(type: number, body: Uint8Array) {
       socket.types.push(type);
+      const errno = opts.errnoOf?.(type) ?? 0;
+      if (errno !== 0) {
+        const nack = new Uint8Array(20);
+        new DataView(nack.buffer).setInt32(0, -errno, true);
+        return [[{ type: NLMSG_ERROR, data: nack }], undefined] as const;
+      }
       if (type === RTM.GETLINK) {
         const link = encodeNewBridge(decodeLink(body).name ?? 'br');
         new DataView(link.buffer).setInt32(4, 7, true);

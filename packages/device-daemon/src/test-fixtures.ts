@@ -46,13 +46,13 @@ export function deviceJson(pools: Record<string, PoolJson>): string {
   return JSON.stringify({ network: { pools } });
 }
 
-/** Revision files from plain objects. */
+/** Revision files from plain objects (no `pools`: a device.json that declares none). */
 export function revisionFiles(args: {
   pools?: Record<string, PoolJson>;
   containers?: Record<string, ContainerFixture>;
 }): RevisionFiles {
   return {
-    deviceJson: args.pools === undefined ? undefined : deviceJson(args.pools),
+    deviceJson: deviceJson(args.pools ?? {}),
     containers: Object.entries(args.containers ?? {}).map(([name, c]) => ({
       name,
       runJson: c.runJson ?? JSON.stringify(c.network === undefined ? {} : { network: c.network }),
