@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createIpamClient } from '@netledger/ipam-core';
 import type { Datastore } from '@netledger/ipam-core';
@@ -46,6 +46,25 @@ describe('createDatastoreOpener: file', () => {
     const again = track(await opener.open({ type: 'file', path }, { mayCreate: false }));
     expect(await createIpamClient({ datastore: again }).pools.list()).toMatchObject([POOL]);
     expect(user).not.toHaveBeenCalled();
+  });
+
+  it('opens the file store read-only when asked: nothing beside it is created, writes fail', async () => {
+    dir = await createTempDir('netledger-opener-');
+    const path = join(dir.path, 'ds.json');
+    const opener = createDatastoreOpener(options());
+    const first = await opener.open({ type: 'file', path });
+    await createIpamClient({ datastore: first }).pools.create(POOL);
+    await first.close();
+    const names = readdirSync(dir.path).sort();
+    const ro = track(
+      await opener.open({ type: 'file', path }, { mayCreate: false, readOnly: true }),
+    );
+    const ipam = createIpamClient({ datastore: ro });
+    expect(await ipam.pools.list()).toMatchObject([POOL]);
+    await expect(
+      ipam.pools.create({ metadata: { name: 'q' }, spec: { cidr: '10.8.0.0/24' } }),
+    ).rejects.toMatchObject({ code: 'Unavailable' });
+    expect(readdirSync(dir.path).sort()).toEqual(names);
   });
 
   it.each([

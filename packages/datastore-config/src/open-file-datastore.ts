@@ -25,6 +25,6 @@ export const fileOpener: StoreOpener<FileDatastoreConfig> = {
         `no datastore at ${path} (set NETLEDGER_DATASTORE_PATH, or create a pool first)`,
       );
     }
-    return createFileDatastore({ ...options.file, path });
+    return createFileDatastore({ ...options.file, path, ...(call.readOnly && { readOnly: true }) });
   },
 };

@@ -50,6 +50,11 @@ export interface OpenOptions {
    * no store fails `NoDatastore` and nothing is created.
    */
   readonly mayCreate?: boolean;
+  /**
+   * Open for reading only (default false; the file store: it creates, sweeps and locks nothing, so
+   * a store in a read-only directory opens, and every write fails). Other stores ignore it.
+   */
+  readonly readOnly?: boolean;
 }
 
 /** How one store type is loaded and opened. */

@@ -57,6 +57,40 @@ describe('file datastore refusals', () => {
     expect(await readFile(path, 'utf8')).toBe(broken);
   });
 
+  it('refuses a sealed file with a flipped bit in a value that still decodes, naming repair', async () => {
+    const ds = await createFileDatastore({ path });
+    await ds.create({
+      key,
+      value: { handleId: 'h1', block: { '10.0.0.0/26': 2 }, deleted: false },
+    });
+    await ds.close();
+    const text = await readFile(path, 'utf8');
+    // 2 -> 3 (0x32 -> 0x33) in the stored value: it still decodes, as a different count.
+    const flipped = text.replace('\\"10.0.0.0/26\\":2', '\\"10.0.0.0/26\\":3');
+    expect(flipped).not.toBe(text);
+    await writeFile(path, flipped);
+    for (let i = 0; i < 2; i++) {
+      const error = await openError(path);
+      expect(error).toMatchObject({ code: 'CorruptValue', identifier: path });
+      expect(error.message).toBe(
+        `${path}: corrupt datastore file: its seal does not match its contents (damaged on disk, or edited by hand), although every value decodes; run \`netledgerctl datastore repair\``,
+      );
+    }
+    expect(await readFile(path, 'utf8')).toBe(flipped);
+  });
+
+  it('opens a file edited by hand with its seal removed, after checking every value', async () => {
+    const ds = await createFileDatastore({ path });
+    await ds.create({ key, value });
+    await ds.close();
+    const doc = JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
+    delete doc.seal;
+    await writeFile(path, JSON.stringify(doc));
+    const reopened = await createFileDatastore({ path });
+    expect((await reopened.get(key)).value).toEqual(value);
+    await reopened.close();
+  });
+
   it('refuses to write over a file that went corrupt after opening', async () => {
     const ds = await createFileDatastore({ path });
     await writeFile(path, 'not a store at all');

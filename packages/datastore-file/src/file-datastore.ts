@@ -25,16 +25,16 @@ import { mutateSnapshot } from './mutate-snapshot.js';
 import type { Mutation } from './mutate-snapshot.js';
 import { defaultDatastorePath } from './default-datastore-path.js';
 import { createFileWatch } from './file-watch.js';
-import { errnoOf, toUnavailable } from './fs-errors.js';
+import { toUnavailable } from './fs-errors.js';
 import { toKvPair } from './history-events.js';
 import { createSerialQueue } from './serial-queue.js';
 import { createSnapshotCache } from './snapshot-cache.js';
+import { openExisting, openOrCreate, prepareLocation } from './open-store-file.js';
 import { serializeStoreDocument } from './store-document.js';
 import { blockingFs, threadPoolFs } from './store-fs.js';
 import type { StoreFileHandle, StoreFs } from './store-fs.js';
 import type { LoadedStore } from './store-file.js';
-import { commitStoreFile, loadStoreFile, statStamp, sweepTempFiles } from './store-file.js';
-import { emptySnapshot } from './store-snapshot.js';
+import { commitStoreFile, sweepTempFiles } from './store-file.js';
 import type { HistoryRecord } from './store-snapshot.js';
 
 /**
@@ -74,48 +74,12 @@ export interface FileDatastoreOptions {
    * its event loop stays free while the store fsyncs.
    */
   readonly blockingIo?: boolean;
-}
-
-async function prepareLocation(fs: StoreFs, path: string): Promise<void> {
-  const dir = dirname(path);
-  try {
-    await fs.mkdirs(dir);
-  } catch (e) {
-    throw new IpamError(
-      'Unavailable',
-      `${path}: read-only or not writable location: cannot create directory ${dir} (${errnoOf(e) ?? String(e)})`,
-      { identifier: path, cause: e },
-    );
-  }
-  const s = await fs.stat(path).catch((e: unknown) => {
-    if (errnoOf(e) === 'ENOENT') return undefined;
-    throw toUnavailable(path, 'stat', e);
-  });
-  // A path that can never hold a store is a wrong argument, not a store that is unavailable now.
-  if (s?.isDirectory()) {
-    throw new IpamError('InvalidArgument', `${path}: is a directory, not a datastore file`, {
-      identifier: path,
-    });
-  }
-  if (s && !s.isFile()) {
-    throw new IpamError('InvalidArgument', `${path}: is not a regular file`, { identifier: path });
-  }
-}
-
-async function openOrCreate(
-  fs: StoreFs,
-  path: string,
-  dirHandle: StoreFileHandle,
-): Promise<LoadedStore> {
-  if (await statStamp(fs, path)) return loadStoreFile(fs, path);
-  const snapshot = emptySnapshot(freshUuid());
-  const written = await commitStoreFile({
-    fs,
-    path,
-    dirHandle,
-    contents: serializeStoreDocument(snapshot),
-  });
-  return { snapshot, ...written };
+  /**
+   * Open for reading only (default false): nothing is created, swept or locked, so a store in a
+   * read-only directory, or one this user may read but not write, opens. A missing store fails
+   * `DoesNotExist`; every write fails `Unavailable` (`<path>: read-only ...`).
+   */
+  readonly readOnly?: boolean;
 }
 
 /** The object a write stored, with `value` read back from the text it stored. */
@@ -158,6 +122,46 @@ async function withLock<T>(lock: FileLock, path: string, task: () => Promise<T>)
   return result;
 }
 
+/** What a store opened for writing holds: its lock and its directory (fsynced after renames). */
+interface StoreWriter {
+  readonly lock: FileLock;
+  readonly dirHandle: StoreFileHandle;
+}
+
+/**
+ * Opens the store for writing: takes the lock once to sweep what crashed processes left and to
+ * load the file, or create it (see `openOrCreate`). A failure releases everything it took.
+ */
+async function openForWriting(
+  fs: StoreFs,
+  path: string,
+  lockTimeoutMs: number,
+): Promise<{ initial: LoadedStore; writer: StoreWriter }> {
+  await prepareLocation(fs, path, { create: true });
+  const dirHandle = await fs.open(dirname(path), 'r').catch((e: unknown) => {
+    throw toUnavailable(path, 'opening the directory', e);
+  });
+  const lock = createFileLock({
+    fs,
+    lockPath: `${path}.lock`,
+    timeoutMs: lockTimeoutMs,
+    holder: await currentLockHolder(fs, randomBytes(8).toString('hex')),
+  });
+  try {
+    const initial = await withLock(lock, path, async () => {
+      // What crashed processes left: temp files of unfinished writes, prepared lock files.
+      await sweepTempFiles(fs, path);
+      await lock.sweep();
+      return openOrCreate(fs, path, { dirHandle, newStoreId: freshUuid });
+    });
+    return { initial, writer: { lock, dirHandle } };
+  } catch (e) {
+    await lock.dispose();
+    await dirHandle.close().catch(() => undefined);
+    throw e;
+  }
+}
+
 /**
  * Opens (creating it if missing) the embedded single-host store: one JSON file holding every
  * object under its Calico etcd path, shared by any number of processes on the host.
@@ -168,8 +172,12 @@ async function withLock<T>(lock: FileLock, path: string, task: () => Promise<T>)
  *
  * Fails `Unavailable` for a location that cannot be written (message `<path>: read-only ...`) or
  * a lock held by a live process past `lockTimeoutMs` (naming its pid); `InvalidArgument` for a
- * path that is a directory or not a regular file; `CorruptValue` naming the path and key for a
- * file that is not a valid store, which it never overwrites. A failed open leaves nothing held.
+ * path that is a directory or not a regular file; `CorruptValue` naming the path, the key and
+ * `netledgerctl datastore repair` for a file that is not a valid store (its seal included), which
+ * it never overwrites, and for a missing file whose previous generation `<path>.prev` exists
+ * (it never creates a store over a backup). With `readOnly`, it creates, sweeps and locks nothing
+ * (`DoesNotExist` without a store) and every write fails `Unavailable`. A failed open leaves
+ * nothing held.
  */
 export async function createFileDatastore(options: FileDatastoreOptions = {}): Promise<Datastore> {
   const path = resolve(
@@ -177,29 +185,17 @@ export async function createFileDatastore(options: FileDatastoreOptions = {}): P
   );
   const historyLimit = Math.max(0, options.historyLimit ?? DEFAULT_HISTORY_LIMIT);
   const fs = options.blockingIo ? blockingFs : threadPoolFs;
-  await prepareLocation(fs, path);
-  const dirHandle = await fs.open(dirname(path), 'r').catch((e: unknown) => {
-    throw toUnavailable(path, 'opening the directory', e);
-  });
-  const lock = createFileLock({
-    fs,
-    lockPath: `${path}.lock`,
-    timeoutMs: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
-    holder: await currentLockHolder(fs, randomBytes(8).toString('hex')),
-  });
-
   let initial: LoadedStore;
-  try {
-    initial = await withLock(lock, path, async () => {
-      // What crashed processes left: temp files of unfinished writes, prepared lock files.
-      await sweepTempFiles(fs, path);
-      await lock.sweep();
-      return openOrCreate(fs, path, dirHandle);
-    });
-  } catch (e) {
-    await lock.dispose();
-    await dirHandle.close().catch(() => undefined);
-    throw e;
+  let writer: StoreWriter | undefined;
+  if (options.readOnly === true) {
+    await prepareLocation(fs, path, { create: false });
+    initial = await openExisting(fs, path);
+  } else {
+    ({ initial, writer } = await openForWriting(
+      fs,
+      path,
+      options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
+    ));
   }
 
   const fileWatch = createFileWatch({
@@ -229,6 +225,14 @@ export async function createFileDatastore(options: FileDatastoreOptions = {}): P
    */
   const mutate = async (mutations: readonly Mutation[]) => {
     ensureOpen();
+    if (!writer) {
+      throw new IpamError(
+        'Unavailable',
+        `${path}: read-only or not writable location: the datastore was opened read-only`,
+        { identifier: path },
+      );
+    }
+    const { lock, dirHandle } = writer;
     return queue.run(() =>
       withLock(lock, path, async () => {
         const base = await cache.refreshLocked();
@@ -318,8 +322,8 @@ export async function createFileDatastore(options: FileDatastoreOptions = {}): P
       fileWatch.closeAll();
       await queue.drain();
       await cache.close();
-      await lock.dispose();
-      await dirHandle.close().catch(() => undefined);
+      await writer?.lock.dispose();
+      await writer?.dirHandle.close().catch(() => undefined);
     },
   };
 }

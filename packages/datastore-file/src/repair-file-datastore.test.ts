@@ -150,6 +150,34 @@ describe('repairFileDatastore', () => {
     expect(await handles()).toEqual({ h1: 1, h2: 1, h3: 1, h5: 2 });
   });
 
+  it('a flipped bit in a value that still decodes: open refuses it, repair restores .prev', async () => {
+    await seed();
+    const text = await readFile(path, 'utf8');
+    // h5's count 2 becomes 3 (0x32 -> 0x33): still a valid handle, but not what was written.
+    const at = text.indexOf('\\"10.0.0.0/26\\":2', text.indexOf(`"${handlePath('h5')}"`));
+    expect(at).toBeGreaterThan(0);
+    const digit = at + '\\"10.0.0.0/26\\":'.length;
+    const flipped = `${text.slice(0, digit)}3${text.slice(digit + 1)}`;
+    await writeFile(path, flipped);
+
+    const e = await failure(createFileDatastore({ path }));
+    expect(e.code).toBe('CorruptValue');
+    expect(e.message).toBe(
+      `${path}: corrupt datastore file: its seal does not match its contents (damaged on disk, or edited by hand), although every value decodes; run \`netledgerctl datastore repair\``,
+    );
+    expect(await readFile(path, 'utf8')).toBe(flipped);
+
+    const report = await repairFileDatastore({ path, now: NOW });
+    expect(report).toMatchObject({
+      action: 'restored-previous',
+      objects: 5,
+      lost: [{ path: handlePath('h5'), kind: 'reverted' }],
+    });
+    expect(report.problem).toContain('its seal does not match its contents');
+    expect(await handles()).toEqual({ h1: 1, h2: 1, h3: 1, h4: 1, h5: 1 });
+    expect(await readFile(`${path}${ASIDE}`, 'utf8')).toBe(flipped);
+  });
+
   it('bad revision bookkeeping: restore reverts the last write and names the key', async () => {
     await seed();
     const doc = JSON.parse(await readFile(path, 'utf8')) as { history: unknown[] };
@@ -193,11 +221,12 @@ describe('repairFileDatastore', () => {
   });
 
   it('refuses `previous` without a good previous generation, changing nothing', async () => {
-    await writeFile(path, 'garbage');
+    const damaged = '{"format":"netledger-datastore/v1","storeId":"s1","revi';
+    await writeFile(path, damaged);
     const e = await failure(repairFileDatastore({ path, mode: 'previous', now: NOW }));
     expect(e.code).toBe('CorruptValue');
     expect(e.message).toContain('no previous generation');
-    expect(await readFile(path, 'utf8')).toBe('garbage');
+    expect(await readFile(path, 'utf8')).toBe(damaged);
   });
 
   it('never overwrites a damaged file already kept under the same name', async () => {

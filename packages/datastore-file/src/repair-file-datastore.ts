@@ -3,8 +3,9 @@ import { dirname, resolve } from 'node:path';
 import { FileLockError, createFileLock, currentLockHolder } from '@netledger/file-lock';
 import { IpamError } from '@netledger/ipam-core';
 import { errnoOf, toUnavailable } from './fs-errors.js';
+import { readRegularFile } from './read-regular-file.js';
 import { planRepair } from './repair-plan.js';
-import type { LostKey, RepairMode } from './repair-plan.js';
+import type { LostKey, RepairMode, RepairPlan } from './repair-plan.js';
 import { serializeStoreDocument } from './store-document.js';
 import { PREVIOUS_SUFFIX, commitStoreFile, sweepTempFiles } from './store-file.js';
 import { threadPoolFs } from './store-fs.js';
@@ -44,16 +45,30 @@ export interface RepairReport {
   readonly lost?: readonly LostKey[];
   /** False when the damaged file could not be read to its end: more keys may be lost than named. */
   readonly complete?: boolean;
+  /**
+   * The store file was missing and its previous generation was restored: the changes of the
+   * missing file's last write, if any, are lost and cannot be named.
+   */
+  readonly missing?: boolean;
 }
 
-const readIfThere = async (path: string): Promise<string | undefined> => {
-  try {
-    return await threadPoolFs.readText(path);
-  } catch (e) {
-    if (errnoOf(e) === 'ENOENT') return undefined;
-    throw toUnavailable(path, 'reading', e);
-  }
-};
+/**
+ * The repair plan for the store at `path` as its files are now: the store file and its previous
+ * generation, each read only if it is a regular file (a symbolic link or anything else is
+ * refused, `InvalidArgument`). Reads only.
+ */
+async function planFromFiles(path: string, mode: RepairMode): Promise<RepairPlan> {
+  const previousPath = `${path}${PREVIOUS_SUFFIX}`;
+  const text = await readRegularFile(path, 'repair it');
+  const previousText = await readRegularFile(previousPath, `repair ${path} from it`);
+  return planRepair({
+    path,
+    text,
+    mode,
+    newStoreId: randomUUID(),
+    ...(previousText !== undefined && { previous: { path: previousPath, text: previousText } }),
+  });
+}
 
 /** `datastore.json.corrupt-20260102T030405Z`: where the damaged file is kept. */
 const asideName = (path: string, now: Date): string =>
@@ -61,6 +76,18 @@ const asideName = (path: string, now: Date): string =>
     .toISOString()
     .replace(/[-:]/g, '')
     .replace(/\.\d+Z$/, 'Z')}`;
+
+/** Keeps the damaged store file as `keptAs` (a hard link); never replaces an existing file. */
+async function keepAside(path: string, keptAs: string): Promise<void> {
+  await threadPoolFs.link(path, keptAs).catch((e: unknown) => {
+    if (errnoOf(e) === 'EEXIST') {
+      throw new IpamError('AlreadyExists', `${keptAs}: already exists; repair again later`, {
+        identifier: keptAs,
+      });
+    }
+    throw toUnavailable(path, `keeping the damaged file as ${keptAs}`, e);
+  });
+}
 
 /** Runs `task` holding the store lock; a live holder past the timeout is a refusal. */
 async function underStoreLock<T>(
@@ -96,13 +123,18 @@ async function underStoreLock<T>(
 }
 
 /**
- * Repairs a file store that no longer opens. Under the store lock (refused, `Unavailable`, while
- * a live process holds it past `lockTimeoutMs`): checks the file in full (a good store is left
- * alone, action `none`); otherwise rebuilds it from the previous generation (`<path>.prev`) or
- * from every record of the damaged file that checks (see `planRepair`), keeps the damaged file
- * aside as `<path>.corrupt-<time>` (a hard link: it is never overwritten; an existing name fails
- * `AlreadyExists`), and writes the repaired store with the store's crash-safe commit. Returns the
- * report, naming every key lost. Throws `DoesNotExist` when there is no store file, and
+ * Repairs a file store that no longer opens. Acts only on a regular file it can identify as a
+ * store, or on a missing one whose previous generation checks: a symbolic link, a directory,
+ * anything but a regular file (the path or its `.prev`), and a file that shows no sign of being a
+ * store are refused (`InvalidArgument` naming the path) before anything is created beside it.
+ * Then, under the store lock (refused, `Unavailable`, while a live process holds it past
+ * `lockTimeoutMs`): checks the file in full, its seal included (a good store is left alone,
+ * action `none`); otherwise rebuilds it from the previous generation (`<path>.prev`) or from
+ * every record of the damaged file that checks (see `planRepair`), keeps the damaged file aside
+ * as `<path>.corrupt-<time>` (a hard link: it is never overwritten; an existing name fails
+ * `AlreadyExists`), and writes the repaired store with the store's crash-safe commit. A missing
+ * store file is restored from a good previous generation. Returns the report, naming every key
+ * lost. Throws `DoesNotExist` when there is neither a store file nor a previous generation, and
  * `CorruptValue` for `previous` without a good previous generation; either way nothing changes.
  */
 export async function repairFileDatastore(
@@ -110,23 +142,13 @@ export async function repairFileDatastore(
 ): Promise<RepairReport> {
   const path = resolve(options.path);
   const dryRun = options.dryRun === true;
+  const mode = options.mode ?? 'auto';
   const fs = threadPoolFs;
+  // Refusals first, before the lock creates files next to a path that may be no store at all.
+  await planFromFiles(path, mode);
   return underStoreLock(path, options.lockTimeoutMs ?? 1_000, async () => {
-    const text = await readIfThere(path);
-    if (text === undefined) {
-      throw new IpamError('DoesNotExist', `${path}: no datastore file to repair`, {
-        identifier: path,
-      });
-    }
-    const previousPath = `${path}${PREVIOUS_SUFFIX}`;
-    const previousText = await readIfThere(previousPath);
-    const plan = planRepair({
-      path,
-      text,
-      mode: options.mode ?? 'auto',
-      newStoreId: randomUUID(),
-      ...(previousText !== undefined && { previous: { path: previousPath, text: previousText } }),
-    });
+    // Again under the lock: a process may have written the store since.
+    const plan = await planFromFiles(path, mode);
     if (plan.action === 'none') return { path, action: 'none', dryRun };
     const report = {
       path,
@@ -137,17 +159,11 @@ export async function repairFileDatastore(
       revision: plan.snapshot.revision,
       lost: plan.lost,
       complete: plan.complete,
+      ...(plan.missing && { missing: true }),
     };
     if (dryRun) return report;
-    const keptAs = asideName(path, options.now?.() ?? new Date());
-    await fs.link(path, keptAs).catch((e: unknown) => {
-      if (errnoOf(e) === 'EEXIST') {
-        throw new IpamError('AlreadyExists', `${keptAs}: already exists; repair again later`, {
-          identifier: keptAs,
-        });
-      }
-      throw toUnavailable(path, `keeping the damaged file as ${keptAs}`, e);
-    });
+    const keptAs = plan.missing ? undefined : asideName(path, options.now?.() ?? new Date());
+    if (keptAs !== undefined) await keepAside(path, keptAs);
     await sweepTempFiles(fs, path);
     const dirHandle = await fs.open(dirname(path), 'r').catch((e: unknown) => {
       throw toUnavailable(path, 'opening the directory', e);
@@ -163,6 +179,6 @@ export async function repairFileDatastore(
     } finally {
       await dirHandle.close().catch(() => undefined);
     }
-    return { ...report, keptAs };
+    return { ...report, ...(keptAs !== undefined && { keptAs }) };
   });
 }

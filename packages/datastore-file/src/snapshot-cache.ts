@@ -2,7 +2,7 @@ import { IpamError } from '@netledger/ipam-core';
 import { SortedKeys } from '@netledger/ipam-core/adapter';
 import type { FileStamp, LoadedStore } from './store-file.js';
 import type { StoreFs } from './store-fs.js';
-import { loadStoreFile, sameStamp, statStamp } from './store-file.js';
+import { REPAIR_HINT, loadStoreFile, sameStamp, statStamp } from './store-file.js';
 import type { StoreSnapshot } from './store-snapshot.js';
 
 /** Options for {@link createSnapshotCache}. */
@@ -78,7 +78,7 @@ export function createSnapshotCache(options: SnapshotCacheOptions): SnapshotCach
     if (!stamp) {
       throw new IpamError(
         'Unavailable',
-        `${path}: the datastore file was removed; open the datastore again to start a new one`,
+        `${path}: the datastore file was removed; ${REPAIR_HINT} to restore its previous generation`,
         { identifier: path },
       );
     }

@@ -12,18 +12,23 @@ import { planEntriesSection } from './entries-section.js';
 // file). Only this package writes a seal, and only over values that decode (its own encodings, or
 // text it read from a checked or sealed file). A reader that finds the seal intact skips decoding
 // every value, so opening the store costs one JSON.parse and a checksum instead of one decode per
-// object, and values are decoded when read. A file edited by hand, truncated or damaged on disk
-// no longer matches its seal and is checked in full, as is a file without one. (A checksum against
-// accidents, not a signature.)
+// object, and values are decoded when read. A file whose seal no longer matches (a byte changed on
+// disk, or an edit by hand) is refused even when every value still decodes: a flipped digit in a
+// block's allocations decodes, and would hand an address out twice. A file without a seal (written
+// before the seal existed, or edited by hand with its seal removed) is checked in full. (A
+// checksum against accidents, not a signature.)
 
 const SEAL = /,"seal":"([0-9a-f]{8})"\}\n?$/;
 
 const sealOf = (body: string | Uint8Array): string => crc32(body).toString(16).padStart(8, '0');
 
-/** True when `text` ends with a seal that matches the text before it. */
-function isSealed(text: string): boolean {
+/** `intact`: the seal matches the text before it; `broken`: a seal that does not; `absent`: none. */
+type SealState = 'intact' | 'broken' | 'absent';
+
+function sealState(text: string, doc: Record<string, unknown>): SealState {
+  if (!('seal' in doc)) return 'absent';
   const m = SEAL.exec(text);
-  return m !== null && sealOf(text.slice(0, m.index)) === m[1];
+  return m !== null && sealOf(text.slice(0, m.index)) === m[1] ? 'intact' : 'broken';
 }
 
 /** Options for {@link parseStoreDocument}. */
@@ -38,7 +43,7 @@ export interface ParseStoreOptions {
   readonly previous?: StoreSnapshot;
   /**
    * Decode every value even when the seal is intact (default false): for `repair`, which must
-   * not take a file's word for it before making it the store.
+   * not take a file's word for it before making it the store. The seal is checked either way.
    */
   readonly checkValues?: boolean;
 }
@@ -167,9 +172,9 @@ function readHistory(
 
 /**
  * Parses and checks a store file: the document's shape, revision bookkeeping, every path (a
- * Calico etcd path), and, unless the file's seal is intact, every value (it must decode for its
- * kind). Throws `IpamError('CorruptValue')` whose message starts with the file path and names the
- * key.
+ * Calico etcd path), its seal when it has one (a seal that does not match is refused), and, unless
+ * the seal is intact, every value (it must decode for its kind). Throws `IpamError('CorruptValue')`
+ * whose message starts with the file path and names the key.
  */
 export function parseStoreDocument(text: string, options: ParseStoreOptions): StoreSnapshot {
   const { filePath, previous } = options;
@@ -191,7 +196,8 @@ export function parseStoreDocument(text: string, options: ParseStoreOptions): St
   }
   if (!isObj(doc.entries)) throw corrupt(filePath, 'entries is not an object');
   const sameStore = previous?.storeId === storeId ? previous : undefined;
-  const sealed = options.checkValues !== true && isSealed(text);
+  const seal = sealState(text, doc);
+  const sealed = options.checkValues !== true && seal === 'intact';
   const entries = new Map<string, StoredEntry>();
   for (const [path, raw] of Object.entries(doc.entries)) {
     const reuse = sameStore?.entries.get(path);
@@ -204,6 +210,13 @@ export function parseStoreDocument(text: string, options: ParseStoreOptions): St
     entries,
     sealed,
   });
+  // Checked last, so a file with a specific fault is refused naming it (the key, the revision).
+  if (seal === 'broken') {
+    throw corrupt(
+      filePath,
+      'its seal does not match its contents (damaged on disk, or edited by hand), although every value decodes',
+    );
+  }
   return { storeId, revision, compactedRevision, entries, history };
 }
 

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
+import { IpamError } from '@netledger/ipam-core';
 import { errnoOf, toUnavailable } from './fs-errors.js';
 import { parseStoreDocument } from './store-document.js';
 import type { StoreFileHandle, StoreFs } from './store-fs.js';
@@ -50,9 +51,22 @@ export async function statStamp(fs: StoreFs, path: string): Promise<FileStamp | 
   }
 }
 
+/** The command that brings a damaged store back, named in every refusal of one. */
+export const REPAIR_HINT = 'run `netledgerctl datastore repair`';
+
+/** A damaged store's `CorruptValue` as the store reports it: pointing at the repair command. */
+function pointAtRepair(e: unknown): unknown {
+  if (!(e instanceof IpamError) || e.code !== 'CorruptValue') return e;
+  return new IpamError('CorruptValue', `${e.message}; ${REPAIR_HINT}`, {
+    ...(e.identifier !== undefined && { identifier: e.identifier }),
+    cause: e,
+  });
+}
+
 /**
  * Opens, reads and fully checks the store file (`CorruptValue` naming the path and key when it is
- * not a valid store). The handle stays open in the result; close it when replacing the snapshot.
+ * not a valid store, and the repair command). The handle stays open in the result; close it when
+ * replacing the snapshot.
  */
 export async function loadStoreFile(
   fs: StoreFs,
@@ -75,7 +89,7 @@ export async function loadStoreFile(
     return { snapshot, handle, stamp };
   } catch (e) {
     await handle.close();
-    throw toUnavailable(path, 'reading the store', e);
+    throw toUnavailable(path, 'reading the store', pointAtRepair(e));
   }
 }
 

@@ -18,11 +18,13 @@ export interface CtlIo {
   /**
    * Opens the selected store: the app's `@netledger/datastore-config` opener (its defaults, the
    * store packages it installs). `mayCreate` is false for commands that must not create a file
-   * store; a `DatastoreConfigError` it throws is reported as a `CtlError`.
+   * store; `readOnly` is true for commands that only read (a file store is then opened without
+   * its lock, so a read-only one opens); a `DatastoreConfigError` it throws is reported as a
+   * `CtlError`.
    */
   openDatastore(
     config: DatastoreConfig,
-    options: { readonly mayCreate: boolean },
+    options: { readonly mayCreate: boolean; readonly readOnly?: boolean },
   ): Promise<Datastore>;
   /**
    * The Kubernetes API behind `datastore` when it is a Kubernetes store (the opener's
@@ -69,8 +71,12 @@ export interface CommandSpec {
   readonly options: OptionsConfig;
   /** Allowed number of positional arguments. */
   readonly positionals?: { readonly min: number; readonly max: number };
-  /** `read`: the store must exist; `write`: it may be created; `none`: no store. */
-  readonly store: 'read' | 'write' | 'none';
+  /**
+   * `read-only`: the store must exist, and the command only reads it (a file store is opened
+   * read-only: it works in a read-only directory); `read`: the store must exist; `write`: it may
+   * be created; `none`: no store.
+   */
+  readonly store: 'read-only' | 'read' | 'write' | 'none';
   run(ctx: CommandContext, flags: FlagValues, args: readonly string[]): Promise<CommandOutput>;
 }
 

@@ -37,7 +37,7 @@ Lock the datastore first ('datastore migrate lock') if the report is to be used 
       output: { type: 'string', short: 'o' },
       kubeconfig: { type: 'string' },
     },
-    store: 'read',
+    store: 'read-only',
     async run(ctx, f) {
       const { datastore } = await ctx.store();
       const kubeconfig = str(f, 'kubeconfig') ?? (ctx.io.env.KUBECONFIG || undefined);

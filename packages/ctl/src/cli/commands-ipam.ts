@@ -35,7 +35,7 @@ Precedence when several are given: --ip, --show-blocks, --show-borrowed, --show-
       'show-configuration': { type: 'boolean' },
       output: { type: 'string', short: 'o' },
     },
-    store: 'read',
+    store: 'read-only',
     async run(ctx, f) {
       const format = parseOutputFormat(str(f, 'output'), 'table');
       const { ipam, datastore } = await ctx.store();

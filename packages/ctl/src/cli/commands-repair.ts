@@ -44,7 +44,9 @@ export const REPAIR_COMMANDS: readonly CommandSpec[] = [
   --salvage    keep every record of the damaged file that checks
                (default: the previous generation when it checks, else salvage)
   --dry-run    report what would be done; change nothing
-Refuses while another process holds the store lock. The damaged file is kept as
+A missing store file is restored from <store>.prev. Refuses while another process holds
+the store lock, and refuses (changing nothing) a symbolic link, anything but a regular
+file, and a file that is not a netledger store. The damaged file is kept as
 <store>.corrupt-<time>; every key lost is listed; ipam check runs on the repaired store.`,
     options: {
       previous: { type: 'boolean' },
@@ -58,7 +60,10 @@ Refuses while another process holds the store lock. The damaged file is kept as
       const report = await repairFileDatastore({ path, mode, dryRun: bool(f, 'dry-run') });
       let text = formatRepairReport(report);
       if (report.action !== 'none' && !report.dryRun) {
-        const datastore = await ctx.io.openDatastore({ type: 'file', path }, { mayCreate: false });
+        const datastore = await ctx.io.openDatastore(
+          { type: 'file', path },
+          { mayCreate: false, readOnly: true },
+        );
         try {
           const check = await checkIpam(datastore, {
             showAllIps: false,

@@ -1,4 +1,4 @@
-import { readFile, readdir, writeFile } from 'node:fs/promises';
+import { lstat, readFile, readdir, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFileDatastore } from '@netledger/datastore-file';
@@ -26,6 +26,21 @@ afterEach(async () => {
 });
 
 const run = (argv: string[]) => runCli(argv, { storePath: store });
+
+/** Every entry of the test directory: its name and a file's bytes or a link's target. */
+async function listing(): Promise<string[]> {
+  const out: string[] = [];
+  for (const name of (await readdir(dir.path)).sort()) {
+    const p = join(dir.path, name);
+    const what = (await lstat(p)).isSymbolicLink()
+      ? `-> ${await readlink(p)}`
+      : (await readFile(p)).toString('base64');
+    out.push(`${name} ${what}`);
+  }
+  return out;
+}
+
+const PASSWD = 'root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n';
 
 describe('netledgerctl datastore repair', () => {
   it('says a good store needs nothing, and changes nothing', async () => {
@@ -80,6 +95,83 @@ describe('netledgerctl datastore repair', () => {
       /^Error: .*refusing to repair while another process holds the store lock/,
     );
     expect(await readFile(store, 'utf8')).toBe('garbage');
+  });
+
+  it('refuses a file that is not a store (a copy of /etc/passwd): one line, exit 1, nothing changed', async () => {
+    const passwd = join(dir.path, 'passwd');
+    await writeFile(passwd, PASSWD);
+    const before = await listing();
+    for (const flags of [[], ['--salvage'], ['--previous'], ['--dry-run']]) {
+      const out = await runCli(['datastore', 'repair', ...flags], { storePath: passwd });
+      expect(out).toMatchObject({ code: 1, stdout: '' });
+      expect(out.stderr).toBe(
+        `Error: ${passwd}: not a netledger datastore file (it does not name the format "netledger-datastore/v1", holds no datastore record, and has no good previous generation ${passwd}.prev); refusing to repair it\n`,
+      );
+    }
+    expect(await listing()).toEqual(before);
+  });
+
+  it('refuses a symbolic link, to a foreign file or to the store itself: exit 1, nothing changed', async () => {
+    const passwd = join(dir.path, 'passwd');
+    await writeFile(passwd, PASSWD);
+    await symlink(passwd, join(dir.path, 'to-passwd'));
+    await symlink(store, join(dir.path, 'to-store'));
+    const before = await listing();
+    for (const link of ['to-passwd', 'to-store']) {
+      const path = join(dir.path, link);
+      const out = await runCli(['datastore', 'repair'], { storePath: path });
+      expect(out).toMatchObject({
+        code: 1,
+        stdout: '',
+        stderr: `Error: ${path}: is a symbolic link, not a datastore file; refusing to repair it\n`,
+      });
+    }
+    expect(await listing()).toEqual(before);
+  });
+
+  it('restores a missing store file from its previous generation; writers refuse until then', async () => {
+    await rm(store);
+    const backup = await readFile(`${store}.prev`);
+    // A write would create an empty store, whose next write would replace the backup: refused.
+    const assign = await run(['ipam', 'assign', '--node', 'n1', '--handle', 'pod-c']);
+    expect(assign.code).toBe(1);
+    expect(assign.stderr).toBe(
+      `Error: ${store}: the datastore file is missing but its previous generation ${store}.prev exists; refusing to start an empty store over it: run \`netledgerctl datastore repair\` to restore it\n`,
+    );
+    expect(await readFile(`${store}.prev`)).toEqual(backup);
+    expect(await readdir(dir.path)).not.toContain('ds.json');
+
+    const out = await run(['datastore', 'repair']);
+    expect(out).toMatchObject({ code: 0, stderr: '' });
+    expect(out.stdout).toContain(`${store}: the datastore file is missing\n`);
+    expect(out.stdout).toContain('Restored the previous generation: 5 objects');
+    expect(out.stdout).toContain('The store file was missing: what its last write changed');
+    expect(out.stdout).toContain('ipam check on the repaired store:');
+    // The previous generation holds pod-a's address; pod-b's, the last write, is gone.
+    expect((await run(['ipam', 'show', '--ip', '10.0.0.1'])).stdout).toContain('pod-a');
+    expect((await run(['ipam', 'show', '--ip', '10.0.0.2'])).stdout).not.toContain('pod-b');
+    expect((await run(['ipam', 'check'])).code).toBe(0);
+    expect(await readFile(`${store}.prev`)).toEqual(backup);
+  });
+
+  it('a flipped bit that still decodes: commands refuse the store, repair restores .prev', async () => {
+    const text = await readFile(store, 'utf8');
+    // pod-b's handle counts 1 address; 1 -> 3 (0x31 -> 0x33) still decodes.
+    const at = text.indexOf('\\"10.0.0.0/26\\":1', text.indexOf('"/calico/ipam/v2/handle/pod-b"'));
+    expect(at).toBeGreaterThan(0);
+    const digit = at + '\\"10.0.0.0/26\\":'.length;
+    await writeFile(store, `${text.slice(0, digit)}3${text.slice(digit + 1)}`);
+    const show = await run(['ipam', 'show']);
+    expect(show).toMatchObject({
+      code: 1,
+      stderr: `Error: ${store}: corrupt datastore file: its seal does not match its contents (damaged on disk, or edited by hand), although every value decodes; run \`netledgerctl datastore repair\`\n`,
+    });
+    const out = await run(['datastore', 'repair']);
+    expect(out).toMatchObject({ code: 0, stderr: '' });
+    expect(out.stdout).toContain('its seal does not match its contents');
+    expect(out.stdout).toContain('Restored the previous generation:');
+    expect((await run(['ipam', 'show'])).code).toBe(0);
+    expect((await run(['datastore', 'repair'])).stdout).toContain('nothing to repair');
   });
 
   it('is a usage error with both modes, or on a store that is not a file', async () => {

@@ -157,7 +157,10 @@ export async function runCtl(io: CtlIo): Promise<number> {
           }),
         });
         try {
-          datastore = await io.openDatastore(config, { mayCreate: spec.store === 'write' });
+          datastore = await io.openDatastore(config, {
+            mayCreate: spec.store === 'write',
+            readOnly: spec.store === 'read-only',
+          });
         } catch (e) {
           throw toCtlError(e);
         }

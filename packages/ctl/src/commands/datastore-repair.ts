@@ -49,10 +49,18 @@ export function formatRepairReport(report: RepairReport): string {
     `${report.problem ?? report.path}`,
     `${report.dryRun ? 'Would do: ' : ''}${ACTIONS[report.action]}: ${report.objects ?? 0} objects, revision ${report.revision ?? 0}.`,
     ...(report.keptAs ? [`The damaged file is kept as ${report.keptAs}.`] : []),
-    ...lostLines(report.lost ?? []),
-    ...(report.complete === false
-      ? ['The damaged file could not be read to its end: keys past the damage cannot be named.']
-      : []),
+    ...(report.missing
+      ? [
+          'The store file was missing: what its last write changed after the previous generation, if anything, is lost and cannot be named.',
+        ]
+      : [
+          ...lostLines(report.lost ?? []),
+          ...(report.complete === false
+            ? [
+                'The damaged file could not be read to its end: keys past the damage cannot be named.',
+              ]
+            : []),
+        ]),
   ];
   return `${lines.join('\n')}\n`;
 }
