@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { createIpamClient } from '@netledger/ipam-core';
 import type { Datastore } from '@netledger/ipam-core';
@@ -91,6 +91,28 @@ describe('createDatastoreOpener: file', () => {
     });
     await opener.preload({ type: 'file', path });
     expect(existsSync(join(dir.path, 'sub'))).toBe(false);
+  });
+
+  it('sends a store whose file was lost beside its previous generation to repair, not to "create a pool"', async () => {
+    dir = await createTempDir('netledger-opener-');
+    const path = join(dir.path, 'ds.json');
+    const opener = createDatastoreOpener(options());
+    const ds = await opener.open({ type: 'file', path });
+    await createIpamClient({ datastore: ds }).pools.create(POOL);
+    await createIpamClient({ datastore: ds }).pools.create({
+      metadata: { name: 'q' },
+      spec: { cidr: '10.8.0.0/24' },
+    });
+    await ds.close();
+    rmSync(path);
+    const before = readdirSync(dir.path).sort();
+    for (const call of [{ mayCreate: false }, { mayCreate: false, readOnly: true }]) {
+      await expect(opener.open({ type: 'file', path }, call)).rejects.toMatchObject({
+        code: 'CorruptValue',
+        message: expect.stringContaining('netledgerctl datastore repair'),
+      });
+    }
+    expect(readdirSync(dir.path).sort()).toEqual(before);
   });
 
   it("passes the app's file options to the store", async () => {
