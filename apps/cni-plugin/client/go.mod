@@ -1,0 +1,3 @@
+module netledger.dev/cni-client
+
+go 1.22
