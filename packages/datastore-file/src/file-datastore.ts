@@ -170,6 +170,8 @@ async function withLock<T>(lock: FileLock, path: string, task: () => Promise<T>)
  * a lock held by a live process past `lockTimeoutMs` (naming its pid); `InvalidArgument` for a
  * path that is a directory or not a regular file; `CorruptValue` naming the path and key for a
  * file that is not a valid store, which it never overwrites. A failed open leaves nothing held.
+ * A write whose value encodes to more than Kubernetes' object size (1.5 MiB) is refused
+ * `InvalidArgument` naming the key before the lock is taken: the file is not touched.
  */
 export async function createFileDatastore(options: FileDatastoreOptions = {}): Promise<Datastore> {
   const path = resolve(
