@@ -1,4 +1,4 @@
-import { createTempDir } from '@netledger/testkit';
+import { BIG_SEQUENCE, BlockBuilder, createTempDir } from '@netledger/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createK8sDatastore } from './create-k8s-datastore.js';
 import type { ScriptedApiserver } from './test-scripted-apiserver.js';
@@ -75,6 +75,20 @@ describe('Kubernetes store: limits checked before sending', () => {
         });
       }
       expect(server!.received).toEqual([]);
+    } finally {
+      await ds.close();
+    }
+  });
+
+  it('sends a block within the limits, uint64 sequence numbers and all', async () => {
+    const ds = await storeOn([{ status: 201, body: 'echo' }]);
+    try {
+      const cidr = '10.0.0.0/26';
+      const block = new BlockBuilder(cidr).affine('n1').allocate([0], 'h1', { pod: 'p' }).build();
+      expect(block.sequenceNumber).toBe(BIG_SEQUENCE);
+      await ds.create({ key: { kind: 'IPAMBlock', cidr }, value: block });
+      expect(server!.received.map((r) => r.method)).toEqual(['POST']);
+      expect(server!.received[0]!.body).toContain(String(BIG_SEQUENCE));
     } finally {
       await ds.close();
     }

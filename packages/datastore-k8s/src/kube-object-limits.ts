@@ -3,7 +3,12 @@
 // with nothing sent. The rules are ipam-core's, the same every other store applies.
 import type { DatastoreKey } from '@netledger/ipam-core';
 import { IpamError } from '@netledger/ipam-core';
-import { annotationsProblems, assertObjectSize, describeKey } from '@netledger/ipam-core/adapter';
+import {
+  annotationsProblems,
+  assertObjectSize,
+  describeKey,
+  stringifyJson,
+} from '@netledger/ipam-core/adapter';
 import type { JsonObject } from './ipam-crd-codec.js';
 import { isObject } from './kube-object-kv.js';
 
@@ -24,5 +29,6 @@ export function assertKubeObjectLimits(key: DatastoreKey, object: JsonObject): v
       { identifier: what },
     );
   }
-  assertObjectSize(key, JSON.stringify(object));
+  // As the request will carry it (uint64 sequence numbers as bigints included).
+  assertObjectSize(key, stringifyJson(object));
 }
