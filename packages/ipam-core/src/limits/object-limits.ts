@@ -17,11 +17,11 @@ export const MAX_OBJECT_BYTES = 1.5 * 1024 * 1024;
 /** A DNS-1123 subdomain (a resource name, a label key's prefix), in bytes. */
 export const MAX_DNS1123_SUBDOMAIN_BYTES = 253;
 /** A DNS-1123 label (a namespace name), in bytes. */
-export const MAX_DNS1123_LABEL_BYTES = 63;
+const MAX_DNS1123_LABEL_BYTES = 63;
 /** The name part of a label or annotation key, in bytes. */
-export const MAX_LABEL_NAME_BYTES = 63;
+const MAX_LABEL_NAME_BYTES = 63;
 /** A label value, in bytes. */
-export const MAX_LABEL_VALUE_BYTES = 63;
+const MAX_LABEL_VALUE_BYTES = 63;
 
 const DNS1123_LABEL = '[a-z0-9]([-a-z0-9]*[a-z0-9])?';
 /** A DNS-1123 subdomain's characters and shape (length aside). */
