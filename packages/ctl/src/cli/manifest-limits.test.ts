@@ -126,11 +126,18 @@ describe('netledgerctl: strict decoding of manifests (as calicoctl)', () => {
     );
   });
 
-  it('still reads back what get -o yaml prints', async () => {
-    expect((await run(['apply', '-f', '-'], poolYaml('p1', '10.4.0.0/16'))).code).toBe(0);
-    const got = await run(['get', '-f', '-', '-o', 'yaml'], poolYaml('p1', '10.4.0.0/16'));
+  it('still reads back what get -o yaml prints, for every kind', async () => {
+    const manifest = [
+      poolYaml('p1', '10.4.0.0/16', '  labels: {zone: a}\n  annotations: {note: x}\n'),
+      'kind: IPReservation\nmetadata: {name: r1}\nspec: {reservedCIDRs: [10.4.0.1]}\n',
+      'kind: Node\nmetadata: {name: n1}\nspec:\n  bgp: {ipv4Address: 10.0.0.1/24}\n  addresses: [{address: 10.0.0.1, type: InternalIP}]\nstatus: {podCIDRs: [10.244.0.0/24]}\n',
+      'kind: IPAMConfiguration\nmetadata: {name: default}\nspec: {strictAffinity: true, autoAllocateBlocks: true}\n',
+    ].join('---\n');
+    expect((await run(['apply', '-f', '-'], manifest)).code).toBe(0);
+    const got = await run(['get', '-f', '-', '-o', 'yaml'], manifest);
     expect(got.stdout).toContain('resourceVersion');
-    expect(await run(['apply', '-f', '-'], got.stdout)).toMatchObject({ code: 0 });
+    expect(got.stdout).toContain('creationTimestamp');
+    expect(await run(['apply', '-f', '-'], got.stdout)).toMatchObject({ code: 0, stderr: '' });
   });
 });
 
