@@ -1,8 +1,8 @@
 // netledgerctl: hand argv, the environment, the process streams and a store opener to
 // @netledger/ctl's runCtl.
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { runCtl } from '@netledger/ctl';
+import { readTextFile, readTextStream, runCtl } from '@netledger/ctl';
 import { createDatastoreOpener } from '@netledger/datastore-config';
 import { loadEtcdGrpc } from '@netledger/datastore-config/etcd-grpc';
 
@@ -18,12 +18,6 @@ const opener = createDatastoreOpener({
   etcd: { transport: 'grpc', dialTimeoutMs: 5000, loadGrpc: loadEtcdGrpc },
 });
 
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 /** Writes all of `text` and waits until it is flushed (exit must not cut a pipe short). */
 function write(stream: NodeJS.WriteStream, text: string): void {
   if (text !== '') stream.write(text);
@@ -34,9 +28,9 @@ const code = await runCtl({
   env: process.env,
   stdout: (t) => write(process.stdout, t),
   stderr: (t) => write(process.stderr, t),
-  readFile: (path) => readFile(path, 'utf8'),
+  readFile: (path, options) => readTextFile(path, options),
   writeFile: (path, text, mode) => writeFile(path, text, mode === undefined ? {} : { mode }),
-  readStdin,
+  readStdin: (options) => readTextStream(process.stdin, options),
   stderrIsTty: process.stderr.isTTY === true,
   openDatastore: (config, options) => opener.open(config, options),
   kubernetesReaderOf: (datastore) => opener.kubernetesReaderOf(datastore),

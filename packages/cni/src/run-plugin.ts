@@ -6,6 +6,7 @@ import { CniError, CniErrorCode, toCniError } from './cni-error.js';
 import type { CniCommand, Env } from './cni-request.js';
 import { parseCniRequest } from './cni-request.js';
 import { formatError, formatResult, printJson } from './cni-result.js';
+import { checkAddInputLimits } from './add-input-limits.js';
 import { cmdAdd } from './cmd-add.js';
 import { cmdCheck } from './cmd-check.js';
 import { cmdDel } from './cmd-del.js';
@@ -169,8 +170,9 @@ async function runCommand(ctx: CommandContext, version: SpecVersion): Promise<st
 
 /**
  * Runs one CNI invocation the way libcni's skel does, over ipam-core: reads the CNI_* variables
- * and stdin, gates the spec version, parses the calico-ipam config and CNI_ARGS, takes the host
- * lock for ADD, DEL and GC, then (with the timeout started once the lock is held) opens the
+ * and stdin, gates the spec version, parses the calico-ipam config and CNI_ARGS, refuses an ADD
+ * whose pod, namespace or handle Kubernetes could not hold (code 4), takes the host lock for ADD,
+ * DEL and GC, then (with the timeout started once the lock is held) opens the
  * datastore, runs the command and prints its result in the requested version. Never throws:
  * every failure becomes the spec's error JSON on stdout with exit status 1, and the datastore is
  * always closed. On a timeout the datastore requests in flight are abandoned (the caller exits).
@@ -193,6 +195,14 @@ export async function runCniPlugin(inv: PluginInvocation, deps: PluginDeps): Pro
     const conf = parseNetConf(inv.stdin, inv.env);
     await enforcePathPolicy({ ipam: conf.ipam, stdin: inv.stdin, env: inv.env });
     const cniArgs = parseCniArgs(request.args);
+    if (request.command === 'ADD') {
+      checkAddInputLimits({
+        network: conf.name,
+        containerId: request.containerId,
+        ifname: request.ifname,
+        cniArgs,
+      });
+    }
     log = deps.createLogger?.(conf.ipam) ?? silentLogger;
     const nodename = await resolveNodename(conf.ipam, deps);
     // ADD, DEL and GC take the host lock before opening the datastore, so one process at a time

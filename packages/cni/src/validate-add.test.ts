@@ -54,6 +54,35 @@ describe('ADD refuses bad input before writing anything', () => {
       4,
       'IP=10.1.0.1 is a gateway',
     ],
+    // Kubernetes' limits on what ADD records (issue 26, item 8): before anything is written.
+    [
+      'a pod name over 253 bytes',
+      {},
+      { CNI_ARGS: `K8S_POD_NAMESPACE=ns;K8S_POD_NAME=${'p'.repeat(100_000)}` },
+      4,
+      'K8S_POD_NAME is not a Kubernetes pod name: it must be no more than 253 bytes (is 100000)',
+    ],
+    [
+      'a pod name with characters a pod cannot have',
+      {},
+      { CNI_ARGS: 'K8S_POD_NAMESPACE=ns;K8S_POD_NAME=Pod_1' },
+      4,
+      'K8S_POD_NAME is not a Kubernetes pod name: it must consist of lower case',
+    ],
+    [
+      'a namespace over 63 bytes',
+      {},
+      { CNI_ARGS: `K8S_POD_NAMESPACE=${'n'.repeat(64)};K8S_POD_NAME=p` },
+      4,
+      'K8S_POD_NAMESPACE is not a Kubernetes namespace name: it must be no more than 63 bytes (is 64)',
+    ],
+    [
+      'a container ID making the handle longer than an object name',
+      {},
+      { CNI_CONTAINERID: 'c'.repeat(100_000) },
+      4,
+      'CNI_CONTAINERID is too long: the handle <network>.<CNI_CONTAINERID> would be 100005 characters, over 253',
+    ],
   ])('%s (%#): code %i', async (_, over, env, code, msg) => {
     const h = await createHarness({ registerNode: false });
     const out = await h.run('ADD', baseConf(over), env);
@@ -67,5 +96,14 @@ describe('ADD refuses bad input before writing anything', () => {
     const h = await createHarness({ registerNode: false });
     expect((await h.run('ADD', baseConf({ ipam: { ipv4_pools: ['pool0'] } }))).exitCode).toBe(0);
     expect((await h.client.nodes.list()).map((n) => n.metadata.name)).toEqual([NODE]);
+  });
+
+  it('holds only ADD to the limits: a DEL for a long pod name or container ID succeeds', async () => {
+    const h = await createHarness();
+    const out = await h.run('DEL', baseConf(), {
+      CNI_CONTAINERID: 'c'.repeat(1000),
+      CNI_ARGS: `K8S_POD_NAMESPACE=ns;K8S_POD_NAME=${'p'.repeat(1000)}`,
+    });
+    expect(out).toMatchObject({ exitCode: 0, stdout: '' });
   });
 });

@@ -27,10 +27,12 @@ export {
   updatePool,
 } from './commands/resources.js';
 export type { PoolFlags } from './commands/resources.js';
-export { parseManifests, runManifests } from './commands/manifests.js';
+export { MAX_MANIFEST_BYTES, parseManifests, runManifests } from './commands/manifests.js';
 export type { Manifest, ManifestAction, ManifestKind } from './commands/manifests.js';
 
 export { runCtl } from './cli/run-ctl.js';
+export { readTextFile, readTextStream } from './cli/read-bounded.js';
+export type { BoundedReadOptions } from './cli/read-bounded.js';
 export type {
   CommandContext,
   CommandOutput,

@@ -97,3 +97,37 @@ describe.each(ETCD_TRANSPORTS)(
     });
   },
 );
+
+describe.each(ETCD_TRANSPORTS)('etcd datastore over %s: object size', (transport) => {
+  it('refuses a value over 1.5 MiB encoded with InvalidArgument naming the key and the limit, sending nothing', async () => {
+    const { open } = createWipedEtcdTarget(etcd, transport);
+    const ds = await open();
+    try {
+      const key = { kind: 'Node', name: `big-${transport}` } as const;
+      const small = await ds.create({ key, value: { metadata: { name: key.name } } });
+      const big = {
+        metadata: { name: key.name, annotations: { blob: 'x'.repeat(2 * 1024 * 1024) } },
+      };
+      const other = { kind: 'Node', name: `other-${transport}` } as const;
+      for (const write of [
+        () => ds.create({ key: other, value: big }),
+        () => ds.update({ ...small, value: big }),
+        () => ds.apply({ key, value: big }),
+        () => ds.transact!([{ op: 'update', kv: { ...small, value: big } }]),
+      ]) {
+        const err = await write().catch((e: unknown) => e);
+        expect(err).toBeInstanceOf(IpamError);
+        expect(err).toMatchObject({
+          code: 'InvalidArgument',
+          message: expect.stringMatching(
+            /^refusing to write \/calico\/resources\/v3\/projectcalico\.org\/nodes\/(big|other)-\w+: encoded it is at least \d+ bytes, over the limit of 1572864 bytes \(1\.5 MiB/,
+          ) as unknown,
+        });
+      }
+      await expect(ds.get(key)).resolves.toMatchObject({ revision: small.revision });
+      await expect(ds.get(other)).rejects.toMatchObject({ code: 'DoesNotExist' });
+    } finally {
+      await ds.close();
+    }
+  });
+});

@@ -31,7 +31,8 @@ export interface EtcdWrites {
  * Creates the compare-and-swap writes over `session`. Every write either succeeds, fails with a
  * definite outcome (`AlreadyExists`, `UpdateConflict`, `DoesNotExist`: nothing was written), or,
  * when etcd stays unreachable past the dial timeout, fails `Unavailable` saying the write may or may
- * not have been applied. A value no read could decode is refused `InvalidArgument` before sending.
+ * not have been applied. A value no read could decode, or one over Kubernetes' object size (1.5 MiB
+ * encoded, etcd's default request limit), is refused `InvalidArgument` naming the key before sending.
  */
 export function createEtcdWrites(session: EtcdSession): EtcdWrites {
   const { kv: etcd } = session;

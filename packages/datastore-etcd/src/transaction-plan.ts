@@ -104,7 +104,8 @@ function successOf(w: PlannedWrite, key: Buffer): KvRequestOp {
 /**
  * Validates and encodes `writes` into one etcd transaction, sending nothing. Throws
  * `InvalidArgument` for two writes to one key (etcd refuses those too), a revision or uid that is
- * not an etcd revision, or a value no read could decode, naming the key.
+ * not an etcd revision, a value no read could decode, or a value over 1.5 MiB encoded, naming the
+ * key.
  */
 export function planTransaction(writes: readonly TransactionWrite[]): TransactionPlan {
   const planned = writes.map(planWrite);

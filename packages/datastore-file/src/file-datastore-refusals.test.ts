@@ -91,6 +91,34 @@ describe('file datastore refusals', () => {
     await reopened.close();
   });
 
+  it('refuses a value over 1.5 MiB encoded, naming the key and the limit, before writing anything', async () => {
+    const ds = await createFileDatastore({ path });
+    try {
+      await ds.create({ key, value });
+      const before = await readFile(path, 'utf8');
+      const big = {
+        metadata: { name: 'n1', annotations: { blob: 'x'.repeat(2 * 1024 * 1024) } },
+        spec: {},
+        status: {},
+      };
+      const nodeKey = { kind: 'Node', name: 'n1' } as const;
+      for (const write of [
+        () => ds.create({ key: nodeKey, value: big }),
+        () => ds.apply({ key: nodeKey, value: big }),
+        () => ds.transact!([{ op: 'create', kv: { key: nodeKey, value: big } }]),
+      ]) {
+        await expect(write()).rejects.toMatchObject({
+          code: 'InvalidArgument',
+          identifier: '/calico/resources/v3/projectcalico.org/nodes/n1',
+          message: expect.stringContaining('over the limit of 1572864 bytes (1.5 MiB') as unknown,
+        });
+      }
+      expect(await readFile(path, 'utf8')).toBe(before);
+    } finally {
+      await ds.close();
+    }
+  });
+
   it('refuses to write over a file that went corrupt after opening', async () => {
     const ds = await createFileDatastore({ path });
     await writeFile(path, 'not a store at all');

@@ -178,6 +178,8 @@ async function openForWriting(
  * (it never creates a store over a backup). With `readOnly`, it creates, sweeps and locks nothing
  * (`DoesNotExist` without a store) and every write fails `Unavailable`. A failed open leaves
  * nothing held.
+ * A write whose value encodes to more than Kubernetes' object size (1.5 MiB) is refused
+ * `InvalidArgument` naming the key before the lock is taken: the file is not touched.
  */
 export async function createFileDatastore(options: FileDatastoreOptions = {}): Promise<Datastore> {
   const path = resolve(

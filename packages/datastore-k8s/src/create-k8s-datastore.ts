@@ -32,6 +32,7 @@ import type { JsonObject } from './ipam-crd-codec.js';
 import type { K8sDatastoreOptions } from './k8s-datastore-options.js';
 import { resolveK8sOptions } from './k8s-datastore-options.js';
 import { createK8sWatch } from './k8s-watch.js';
+import { assertKubeObjectLimits } from './kube-object-limits.js';
 import type { KubeHttp } from './kube-http.js';
 import { loadKubeConfig } from './kube-config.js';
 import { createKubeHttp } from './kube-http.js';
@@ -151,8 +152,10 @@ function createDatastoreOnHttp(http: KubeHttp): Datastore {
     return { items, revision: raw.revision };
   }
 
+  /** The object to send; refused before anything is sent if over Kubernetes' limits. */
   function crdBody(kv: NewKVPair, revision?: string): JsonObject {
     const body = encodeCrd(kv.key as DatastoreKey<CrdKind>, kv.value as never);
+    assertKubeObjectLimits(kv.key, body);
     if (revision !== undefined) (body.metadata as JsonObject).resourceVersion = revision;
     return body;
   }
@@ -172,6 +175,7 @@ function createDatastoreOnHttp(http: KubeHttp): Datastore {
             },
           }
         : crdBody(kv);
+    if (key.kind === 'Node') assertKubeObjectLimits(key, body);
     for (let attempt = 0; ; attempt++) {
       const { res } = await onName(key, (name) =>
         call(

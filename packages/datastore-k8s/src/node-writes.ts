@@ -4,8 +4,10 @@ import type { DatastoreKey, KVPair, Kind } from '@netledger/ipam-core';
 import { IpamError } from '@netledger/ipam-core';
 import { describeKey } from '@netledger/ipam-core/adapter';
 import { describeObject } from './crd-kinds.js';
+import type { JsonObject } from './ipam-crd-codec.js';
 import type { KubeObjects } from './kube-objects.js';
 import { isObject, meta, metaString } from './kube-objects.js';
+import { assertKubeObjectLimits } from './kube-object-limits.js';
 import { nodeAnnotations } from './node-codec.js';
 import { REWRITTEN } from './resource-crd-codec.js';
 
@@ -13,7 +15,9 @@ const MERGE_PATCH = 'application/merge-patch+json';
 
 /**
  * Updates a Node's Calico data if the Node is still at `kv.revision` (else `UpdateConflict`);
- * Kubernetes labels and every other field of the Node are left as they are.
+ * Kubernetes labels and every other field of the Node are left as they are. A Node whose
+ * annotations would come to more than 256 KiB, or its JSON to more than 1.5 MiB, is refused
+ * `InvalidArgument` before the patch is sent.
  */
 export async function updateNode<K extends Kind>(
   objects: KubeObjects,
@@ -37,18 +41,25 @@ export async function updateNode<K extends Kind>(
     string,
     string
   >;
+  const patch = { ...nodeAnnotations(kv.value as never, k8sLabels), [REWRITTEN]: null };
+  // The Node as the patch will leave it (a null removes an annotation): refused here, before
+  // sending, if over Kubernetes' limits.
+  const merged: Record<string, unknown> = { ...(meta(current).annotations as object | undefined) };
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete merged[k];
+    else merged[k] = v;
+  }
+  assertKubeObjectLimits(key, {
+    ...current,
+    metadata: { ...meta(current), annotations: merged as JsonObject },
+  });
   const res = await call(
     {
       method: 'PATCH',
       // Calico writes its annotations through the status subresource (nodes/status).
       path: `${pathOf(key)}/status`,
       contentType: MERGE_PATCH,
-      body: {
-        metadata: {
-          resourceVersion: kv.revision,
-          annotations: { ...nodeAnnotations(kv.value as never, k8sLabels), [REWRITTEN]: null },
-        },
-      },
+      body: { metadata: { resourceVersion: kv.revision, annotations: patch } },
     },
     object,
     key,

@@ -26,6 +26,7 @@ export {
 export type { JsonValue } from './codec/json.js';
 export { decodeValue, encodeValue } from './codec/value-codec.js';
 export { encodeCheckedValue } from './codec/encode-checked-value.js';
+export { annotationsProblems, assertObjectSize } from './limits/object-limits.js';
 export type { CheckedValue } from './codec/encode-checked-value.js';
 export { applyMutation } from './datastore/apply-mutation.js';
 export { applyTransaction, assertDistinctKeys, toMutation } from './datastore/apply-transaction.js';

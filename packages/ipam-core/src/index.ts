@@ -51,6 +51,15 @@ export type { IpamConfig } from './config/ipam-config.js';
 export type { ResourceClient } from './resources/resource-client.js';
 export { validateReservation } from './resources/reservation-validation.js';
 export { MAX_RESOURCE_NAME_LENGTH, validateResourceName } from './model/resource-name.js';
+export {
+  MAX_ANNOTATIONS_BYTES,
+  MAX_OBJECT_BYTES,
+  dns1123LabelProblem,
+  dns1123SubdomainProblem,
+  validateObjectMeta,
+} from './limits/object-limits.js';
+export { unknownResourceFields } from './codec/unknown-fields.js';
+export type { ManifestResourceKind } from './codec/unknown-fields.js';
 export type { BlockUtilization, PoolUtilization } from './utilization/utilization.js';
 export { countToBigInt, toCount } from './utilization/count.js';
 export type { Count } from './utilization/count.js';

@@ -91,7 +91,12 @@ describe('(b) what netledger creates encodes to the bytes Go writes', () => {
     // Fields in a different order from Go's and without the defaults: the encoder orders them,
     // the pool client adds the defaults calicoctl stores.
     await client.pools.create({
-      metadata: { labels: { zone: 'east', team: 'net<&>ops' }, name: 'pool-a' },
+      // Label values are held to Kubernetes' syntax; annotations carry the characters Go escapes.
+      metadata: {
+        annotations: { note: 'net<&>ops' },
+        labels: { zone: 'east', team: 'netops' },
+        name: 'pool-a',
+      },
       spec: { blockSize: 29, natOutgoing: true, cidr: '10.1.0.0/16' },
     });
     await client.reservations.create({

@@ -3,6 +3,7 @@ import type { DatastoreConfig, DatastoreUser } from '@netledger/datastore-config
 import type { Clock, Datastore, IpamClient, Random } from '@netledger/ipam-core';
 import type { CtlEnv } from '../config/datastore-config.js';
 import type { KubeReader } from '../commands/ipam-check.js';
+import type { BoundedReadOptions } from './read-bounded.js';
 
 /** What the CLI needs from its process: argv, environment, streams, files and a store opener. */
 export interface CtlIo {
@@ -10,9 +11,14 @@ export interface CtlIo {
   readonly env: CtlEnv;
   stdout(text: string): void;
   stderr(text: string): void;
-  readFile(path: string): Promise<string>;
+  /**
+   * Reads a file as UTF-8. With `maxBytes`, reads no more than `maxBytes + 1` bytes and rejects
+   * with an error whose `code` is `EFBIG` when the file holds more (`readTextFile` does this).
+   */
+  readFile(path: string, options?: BoundedReadOptions): Promise<string>;
   writeFile(path: string, text: string, mode?: number): Promise<void>;
-  readStdin(): Promise<string>;
+  /** Reads stdin to its end; with `maxBytes`, as {@link CtlIo.readFile} does. */
+  readStdin(options?: BoundedReadOptions): Promise<string>;
   /** Progress goes to stderr only when it is a terminal. */
   readonly stderrIsTty: boolean;
   /**
@@ -48,8 +54,11 @@ export interface CommandContext {
   readonly io: CtlIo;
   /** Opens the datastore (once); `mayCreate` comes from the command's `store` setting. */
   store(): Promise<Store>;
-  /** Reads a file, or stdin for `-`; `InvalidInput` naming the file if unreadable. */
-  readInput(path: string): Promise<string>;
+  /**
+   * Reads a file, or stdin for `-`; `InvalidInput` naming the file if unreadable, or if it holds
+   * more than `maxBytes` (checked while reading, before anything parses it).
+   */
+  readInput(path: string, options?: BoundedReadOptions): Promise<string>;
   /** Writes progress to stderr when it is a terminal. */
   progress(text: string): void;
 }

@@ -1,7 +1,7 @@
 import type { IPPool, IPReservation, IpamClient, Node, ResourceClient } from '@netledger/ipam-core';
 import { CtlError } from '../ctl-error.js';
 import type { ManifestAction } from '../commands/manifests.js';
-import { parseManifests, runManifests } from '../commands/manifests.js';
+import { MAX_MANIFEST_BYTES, parseManifests, runManifests } from '../commands/manifests.js';
 import { parseKeyValues } from '../commands/ipam-assign.js';
 import type { PoolFlags } from '../commands/resources.js';
 import {
@@ -145,7 +145,7 @@ function manifestCommand(action: ManifestAction): CommandSpec {
     path: [action],
     summary: `${action[0]!.toUpperCase()}${action.slice(1)} the IPPool, IPReservation, Node and IPAMConfiguration resources in a file.`,
     usage: `${action} -f FILE${action === 'get' ? ' [-o yaml|json]' : ''}`,
-    help: `  -f, --filename FILE   YAML or JSON manifest(s); - for stdin`,
+    help: `  -f, --filename FILE   YAML or JSON manifest(s); - for stdin (at most 16 MiB)`,
     options: {
       filename: { type: 'string', short: 'f' },
       ...(action === 'get' ? OUTPUT : {}),
@@ -155,7 +155,8 @@ function manifestCommand(action: ManifestAction): CommandSpec {
       const file = str(f, 'filename');
       if (!file) throw new CtlError('Usage', `${action} needs -f FILE`);
       const format = parseOutputFormat(str(f, 'output'), 'yaml');
-      const items = parseManifests(await ctx.readInput(file), file === '-' ? 'stdin' : file);
+      const text = await ctx.readInput(file, { maxBytes: MAX_MANIFEST_BYTES });
+      const items = parseManifests(text, file === '-' ? 'stdin' : file);
       return runManifests(await ctx.store(), { action, items, format });
     },
   };

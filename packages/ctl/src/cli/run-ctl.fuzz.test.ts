@@ -24,7 +24,7 @@ const KINDS: readonly Kind[] = [
   'IPAMHandle',
   'ClusterInformation',
 ];
-const PARTIAL = /resource\(s\) before it were/;
+const PARTIAL = /\[(created|applied|replaced|deleted|read): /;
 
 let store: ReturnType<typeof memoryStore>;
 let datastore: Datastore;

@@ -5,6 +5,9 @@ import { selectDatastore, toCtlError } from '../config/datastore-config.js';
 import { CtlError, isCtlError } from '../ctl-error.js';
 import { COMMANDS } from './commands.js';
 import type { CommandContext, CommandSpec, CtlIo, OptionsConfig, Store } from './command-spec.js';
+import type { BoundedReadOptions } from './read-bounded.js';
+
+const MIB = 1024 * 1024;
 
 const GLOBAL_OPTIONS: OptionsConfig = {
   config: { type: 'string', short: 'c' },
@@ -131,13 +134,24 @@ export async function runCtl(io: CtlIo): Promise<number> {
           : `missing argument (usage: netledgerctl ${spec.usage.split('\n')[0]})`,
       );
     }
-    const readInput = async (path: string): Promise<string> => {
+    const readInput = async (path: string, options: BoundedReadOptions = {}): Promise<string> => {
+      const { maxBytes } = options;
+      const tooLarge = (): CtlError =>
+        new CtlError(
+          'InvalidInput',
+          `${path === '-' ? 'stdin' : path} is larger than ${maxBytes} bytes (${maxBytes! / MIB} MiB), the limit for this input: refusing to parse it`,
+        );
+      let text: string;
       try {
-        return path === '-' ? await io.readStdin() : await io.readFile(path);
+        text = path === '-' ? await io.readStdin(options) : await io.readFile(path, options);
       } catch (e) {
         const code = (e as { code?: string }).code;
+        if (code === 'EFBIG' && maxBytes !== undefined) throw tooLarge();
         throw new CtlError('InvalidInput', `cannot read ${path}: ${code ?? (e as Error).message}`);
       }
+      // Also for a reader that does not stop at the bound: nothing larger is parsed.
+      if (maxBytes !== undefined && Buffer.byteLength(text) > maxBytes) throw tooLarge();
+      return text;
     };
     let opened: Store | undefined;
     const ctx: CommandContext = {

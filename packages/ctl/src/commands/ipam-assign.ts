@@ -1,5 +1,5 @@
 import type { IPPoolAllowedUse, IpamClient } from '@netledger/ipam-core';
-import { partialFulfillmentError } from '@netledger/ipam-core';
+import { isIpamError, partialFulfillmentError } from '@netledger/ipam-core';
 import { CtlError } from '../ctl-error.js';
 
 /** Arguments of `ipam assign`. */
@@ -27,11 +27,26 @@ export function parseKeyValues(items: readonly string[], flag: string): Record<s
   return out;
 }
 
+/** Refuses (`InvalidInput`, naming it and the remedy) a node with no Node resource. */
+async function requireNode(ipam: IpamClient, node: string): Promise<void> {
+  try {
+    await ipam.nodes.get(node);
+  } catch (e) {
+    if (!isIpamError(e, 'DoesNotExist')) throw e;
+    throw new CtlError(
+      'InvalidInput',
+      `node ${JSON.stringify(node)} is not registered (no Node resource): create it first with 'netledgerctl node create ${node}'; nothing was assigned`,
+      { cause: e },
+    );
+  }
+}
+
 /**
  * `ipam assign` (for scripts): assigns `ip` to the handle, or auto-assigns `num4` IPv4 and `num6`
- * IPv6 addresses on `node`. Prints one address per line (auto-assigned ones with their block's
- * mask, as Calico returns them). A short auto-assignment keeps what it got and fails `Failed`
- * with Calico's partial-fulfilment message.
+ * IPv6 addresses on `node`. The node must be registered (a Node resource; not needed for
+ * `LoadBalancer` use): otherwise `InvalidInput` naming it, nothing written. Prints one address per
+ * line (auto-assigned ones with their block's mask, as Calico returns them). A short
+ * auto-assignment keeps what it got and fails `Failed` with Calico's partial-fulfilment message.
  */
 export async function assignAddresses(
   ipam: IpamClient,
@@ -39,6 +54,10 @@ export async function assignAddresses(
 ): Promise<{ text: string; data: { ips: string[] } }> {
   const intendedUse = o.use ?? 'Workload';
   if (o.ip !== undefined) {
+    // Auto-assignment reads the Node (its labels select pools) and so refuses a node that is not
+    // registered; an explicit address must not claim a block for such a host either. Addresses
+    // for load balancers belong to a virtual host that has no Node.
+    if (intendedUse !== 'LoadBalancer') await requireNode(ipam, o.node);
     await ipam.assignIp({
       ip: o.ip,
       hostname: o.node,

@@ -2,6 +2,8 @@ import { parseAllDocuments } from 'yaml';
 import {
   DEFAULT_IPAM_CONFIG,
   isIpamError,
+  unknownResourceFields,
+  validateObjectMeta,
   validatePool,
   validateReservation,
 } from '@netledger/ipam-core';
@@ -27,7 +29,15 @@ export interface Manifest {
   readonly kind: ManifestKind;
   readonly name: string;
   readonly resource: { metadata: { name: string }; spec?: Record<string, unknown> };
+  /** Where it came from: the file, and the document or list item within it. */
+  readonly where: string;
 }
+
+/**
+ * The largest manifest file read (16 MiB): a file of every resource a cluster holds fits, while
+ * a larger one is refused before it is read whole or parsed.
+ */
+export const MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
 
 /** What to do with manifests (calicoctl's verbs). */
 export type ManifestAction = 'create' | 'apply' | 'replace' | 'delete' | 'get';
@@ -67,20 +77,31 @@ function toManifest(doc: unknown, where: string): Manifest[] {
   if (kind === 'IPAMConfiguration' && metadata.name !== 'default') {
     throw new CtlError('InvalidInput', `${where}: the IPAMConfiguration must be named default`);
   }
+  const what = `${where}: ${kind} ${JSON.stringify(metadata.name)}`;
+  // calicoctl decodes strictly: a field its Go type lacks is an error, not silently kept.
+  const unknown = unknownResourceFields(kind, doc);
+  if (unknown.length > 0) {
+    throw new CtlError(
+      'InvalidInput',
+      `${what}: unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((f) => JSON.stringify(f)).join(', ')} (not in projectcalico.org/v3 ${kind})`,
+    );
+  }
   const { apiVersion: _a, kind: _k, ...resource } = doc;
   return [
     {
       kind,
       name: metadata.name,
       resource: resource as Manifest['resource'],
+      where,
     },
   ];
 }
 
 /**
  * Parses a manifest file: YAML documents separated by `---`, or JSON (a resource or a `List`).
- * Kinds: IPPool, IPReservation, Node, IPAMConfiguration. `InvalidInput` naming the document for
- * anything else, before anything is written.
+ * Kinds: IPPool, IPReservation, Node, IPAMConfiguration, decoded strictly as calicoctl does (a
+ * field the Calico v3 type lacks, such as `spec.cidrr`, is an error). `InvalidInput` naming the
+ * document (and the object and field) for anything else, before anything is written.
  */
 export function parseManifests(text: string, source: string): Manifest[] {
   const docs = parseAllDocuments(text);
@@ -121,9 +142,22 @@ function ipamConfigManifest(c: IpamConfig): Record<string, unknown> {
   return withTypeMeta('IPAMConfiguration', { metadata: { name: 'default' }, spec: { ...c } });
 }
 
-/** Checks what can be checked before any write: pool and reservation validation. */
+/**
+ * Checks what can be checked before any write: every resource's name, labels and annotations
+ * against Kubernetes' limits (for create, apply and replace), pool and reservation validation
+ * (create and apply).
+ */
 async function precheck(ipam: IpamClient, action: ManifestAction, items: readonly Manifest[]) {
-  if (action !== 'create' && action !== 'apply') return;
+  if (action !== 'create' && action !== 'apply' && action !== 'replace') return;
+  for (const m of items) {
+    try {
+      validateObjectMeta(m.kind, m.resource.metadata);
+    } catch (e) {
+      if (!isIpamError(e, 'InvalidArgument')) throw e;
+      throw new CtlError('InvalidInput', `${m.where}: ${e.message}`, { cause: e });
+    }
+  }
+  if (action === 'replace') return;
   const stored = await ipam.pools.list();
   const pools: IPPool[] = [];
   for (const m of items) {
@@ -206,6 +240,23 @@ async function runOne(
   }
 }
 
+const describe = (m: Manifest): string => `${m.kind} ${JSON.stringify(m.name)}`;
+
+/**
+ * Where a run of several resources stopped when item `failed` failed: the ones done before it
+ * (held by the store) and the ones not attempted, e.g.
+ * `[applied: IPPool "a"; not attempted: IPPool "c", Node "n1"]`.
+ */
+function progress(action: ManifestAction, items: readonly Manifest[], failed: number): string {
+  const done = items.slice(0, failed).map(describe);
+  const rest = items.slice(failed + 1).map(describe);
+  const parts = [
+    done.length > 0 ? `${PAST[action]}: ${done.join(', ')}` : `nothing ${PAST[action]}`,
+  ];
+  if (rest.length > 0) parts.push(`not attempted: ${rest.join(', ')}`);
+  return `[${parts.join('; ')}]`;
+}
+
 const PAST: Record<ManifestAction, string> = {
   create: 'created',
   apply: 'applied',
@@ -216,9 +267,11 @@ const PAST: Record<ManifestAction, string> = {
 
 /**
  * `create|apply|replace|delete|get -f FILE`: runs the action on each manifest in order.
- * Pools and reservations are validated (against the stored pools and the file's earlier pools)
- * before anything is written. A later failure stops there: the error names the resource and how
- * many were done before it. `get` renders the resources (`format`, YAML by default).
+ * Before anything is written: every resource's name, labels and annotations are held to
+ * Kubernetes' rules (annotations at most 256 KiB), and pools and reservations validated (against
+ * the stored pools and the file's earlier pools). A later failure stops there: for a file of several resources the
+ * error names the one that failed, every one done before it and every one not attempted (the
+ * store holds exactly the ones done). `get` renders the resources (`format`, YAML by default).
  */
 export async function runManifests(
   ctx: { ipam: IpamClient; datastore: Datastore },
@@ -228,8 +281,7 @@ export async function runManifests(
   await precheck(ctx.ipam, action, items);
   const got: Record<string, unknown>[] = [];
   const counts = new Map<string, number>();
-  let done = 0;
-  for (const m of items) {
+  for (const [i, m] of items.entries()) {
     try {
       const r = await runOne(ctx, action, m);
       if (r) got.push(r);
@@ -237,11 +289,10 @@ export async function runManifests(
       const msg = e instanceof Error ? e.message : String(e);
       throw new CtlError(
         'Failed',
-        `failed to ${action} ${m.kind} ${JSON.stringify(m.name)}: ${msg}${done > 0 ? ` (${done} resource(s) before it were ${PAST[action]})` : ''}`,
+        `failed to ${action} ${describe(m)}: ${msg}${items.length > 1 ? ` ${progress(action, items, i)}` : ''}`,
         { cause: e },
       );
     }
-    done++;
     counts.set(m.kind, (counts.get(m.kind) ?? 0) + 1);
   }
   if (action === 'get') {

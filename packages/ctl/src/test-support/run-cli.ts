@@ -1,6 +1,7 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { createDatastoreOpener } from '@netledger/datastore-config';
 import { loadEtcdGrpc } from '@netledger/datastore-config/etcd-grpc';
+import { readTextFile } from '../cli/read-bounded.js';
 import { runCtl } from '../cli/run-ctl.js';
 import type { CtlIo } from '../cli/command-spec.js';
 import { testClock } from './seed.js';
@@ -40,7 +41,7 @@ export async function runCli(
     },
     stdout: (t) => void (stdout += t),
     stderr: (t) => void (stderr += t),
-    readFile: (p) => readFile(p, 'utf8'),
+    readFile: (p, o) => readTextFile(p, o),
     writeFile: (p, t, mode) => writeFile(p, t, mode === undefined ? {} : { mode }),
     readStdin: async () => options.stdin ?? '',
     stderrIsTty: false,

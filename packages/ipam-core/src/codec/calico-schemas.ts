@@ -101,6 +101,27 @@ export const IP_RESERVATION: GoType = resource(
   { key: 'spec', type: { struct: [{ key: 'reservedCIDRs', type: strings, omitempty: true }] } },
 );
 
+/**
+ * v3.IPAMConfiguration (api/pkg/apis/projectcalico/v3/ipamconfig.go, with the fields its CRD has
+ * gained since: kubeVirtVMAddressPersistence, ipCooldownSeconds). A manifest kind only: the
+ * store holds the IPAM config as Calico's backend model.IPAMConfig.
+ */
+export const IPAM_CONFIGURATION: GoType = resource(
+  { key: 'metadata', type: OBJECT_META },
+  {
+    key: 'spec',
+    type: {
+      struct: [
+        { key: 'strictAffinity', type: 'bool' },
+        { key: 'maxBlocksPerHost', type: 'int', omitempty: true },
+        { key: 'autoAllocateBlocks', type: 'bool' },
+        { key: 'kubeVirtVMAddressPersistence', type: { ptr: 'string' }, omitempty: true },
+        { key: 'ipCooldownSeconds', type: { ptr: 'int' }, omitempty: true },
+      ],
+    },
+  },
+);
+
 /** v3.ClusterInformation. */
 export const CLUSTER_INFORMATION: GoType = resource(
   { key: 'metadata', type: OBJECT_META },

@@ -1,3 +1,4 @@
+import { assertEncodedSize } from '../codec/encode-checked-value.js';
 import { IpamError } from '../errors.js';
 import type { DatastoreKey, Kind, ListOptions } from '../model/keys.js';
 import { keyToPath, listPrefixes, matchesListOptions } from '../model/keys.js';
@@ -33,7 +34,8 @@ export interface MemoryDatastoreOptions {
  * An in-process Datastore with etcd semantics: a global revision, CAS on mod revision, key-ordered
  * lists, watch with history. Values are deep-frozen on write and shared with readers (no copies,
  * and the rule that nothing mutates a value read from the store is enforced at run time); the
- * codec is exercised by the file and etcd stores.
+ * codec is exercised by the file and etcd stores. A value whose Calico JSON is over Kubernetes'
+ * object size (1.5 MiB) is refused `InvalidArgument`, as every other store refuses it.
  */
 export function createMemoryDatastore(options: MemoryDatastoreOptions = {}): Datastore {
   const entries = new Map<string, Entry>();
@@ -75,8 +77,13 @@ export function createMemoryDatastore(options: MemoryDatastoreOptions = {}): Dat
       revision: String(revision),
     } satisfies WatchEvent);
   };
+  /** Refuses a value no other store could hold (over Kubernetes' object size), before any change. */
+  const checkSize = (mutation: Mutation<unknown>): void => {
+    if (mutation.op !== 'delete') assertEncodedSize(mutation.key, mutation.value as never);
+  };
   /** Applies one write with the shared CAS rules. */
   const commit = (mutation: Mutation<unknown>): EntryChange<unknown> => {
+    checkSize(mutation);
     const change = applyMutation({ entries, revision }, mutation, {
       newUid: `uid-${revision + 1}`,
     });
@@ -120,6 +127,7 @@ export function createMemoryDatastore(options: MemoryDatastoreOptions = {}): Dat
         const m = toMutation<unknown>(w, (x) => x.kv.value);
         return { ...m, key: { ...m.key } };
       });
+      mutations.forEach(checkSize);
       // Every precondition is checked before the first change is recorded: all or nothing.
       const changes = applyTransaction({ entries, revision }, mutations, (r) => `uid-${r}`);
       for (const change of changes) record(change);

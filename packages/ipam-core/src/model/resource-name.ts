@@ -1,9 +1,8 @@
 import { IpamError } from '../errors.js';
+import { DNS1123_SUBDOMAIN, MAX_DNS1123_SUBDOMAIN_BYTES } from '../limits/object-limits.js';
 
 /** Kubernetes' DNS-1123 subdomain limit. */
-export const MAX_RESOURCE_NAME_LENGTH = 253;
-
-const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+export const MAX_RESOURCE_NAME_LENGTH = MAX_DNS1123_SUBDOMAIN_BYTES;
 
 /** Why `name` is not a valid DNS-1123 subdomain, or `undefined` when it is. */
 export function resourceNameProblem(name: unknown): string | undefined {

@@ -380,3 +380,85 @@ describe('concurrent writes', () => {
     });
   });
 });
+
+describe("Kubernetes' limits on metadata and size (issue 26, item 8)", () => {
+  const fiftyMb = 'x'.repeat(50 * 1024 * 1024);
+
+  it.each([
+    [
+      'pools',
+      () =>
+        clients.pools.create({
+          ...pool('big', '10.9.0.0/16'),
+          metadata: { name: 'big', annotations: { blob: fiftyMb } },
+        }),
+    ],
+    [
+      'nodes',
+      () => clients.nodes.create({ metadata: { name: 'big', annotations: { blob: fiftyMb } } }),
+    ],
+    [
+      'reservations',
+      () =>
+        clients.reservations.create({
+          metadata: { name: 'big', annotations: { blob: fiftyMb } },
+          spec: { reservedCIDRs: ['10.9.0.1'] },
+        }),
+    ],
+  ])(
+    '%s: create refuses a 50 MB annotation, naming the object and the limit, writing nothing',
+    async (_, create) => {
+      const e = await errorOf(create());
+      expect(e).toMatchObject({ code: 'InvalidArgument', identifier: 'big' });
+      expect(e.message).toMatch(
+        /^invalid (IPPool|Node|IPReservation) "big": metadata\.annotations total 52428804 bytes/,
+      );
+      expect(e.message).toContain("over Kubernetes' limit of 262144 bytes (256 KiB)");
+      const stored = await datastore.listMany!([
+        { kind: 'IPPool' },
+        { kind: 'Node' },
+        { kind: 'IPReservation' },
+      ]);
+      expect(stored.flatMap((l) => l.items)).toEqual([]);
+    },
+  );
+
+  it('update refuses bad labels and oversized annotations and leaves the stored object as it was', async () => {
+    const created = await clients.nodes.create({ metadata: { name: 'n1', labels: { zone: 'a' } } });
+    const { resourceVersion: _rv, ...metadata } = created.metadata;
+    const bad = await errorOf(
+      clients.nodes.update({
+        ...created,
+        metadata: { ...metadata, labels: { 'a/b/c': 'x', zone: 'has space' } },
+      }),
+    );
+    expect(bad).toMatchObject({ code: 'InvalidArgument', identifier: 'n1' });
+    expect(bad.message).toContain('metadata.labels key "a/b/c"');
+    expect(bad.message).toContain('metadata.labels["zone"] value "has space"');
+    const big = await errorOf(
+      clients.nodes.update({
+        ...created,
+        metadata: { ...metadata, annotations: { a: 'x'.repeat(256 * 1024) } },
+      }),
+    );
+    expect(big).toMatchObject({ code: 'InvalidArgument' });
+    expect((await clients.nodes.get('n1')).metadata).toEqual(created.metadata);
+  });
+
+  it('refuses, at the store, an object whose encoded size is over 1.5 MiB', async () => {
+    // 120,000 addresses, about 1.7 MB of JSON, with small metadata.
+    const reservedCIDRs = Array.from(
+      { length: 120_000 },
+      (_, i) => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`,
+    );
+    const e = await errorOf(
+      clients.reservations.create({ metadata: { name: 'huge' }, spec: { reservedCIDRs } }),
+    );
+    expect(e).toMatchObject({
+      code: 'InvalidArgument',
+      identifier: '/calico/resources/v3/projectcalico.org/ipreservations/huge',
+    });
+    expect(e.message).toContain('over the limit of 1572864 bytes (1.5 MiB');
+    expect((await datastore.list({ kind: 'IPReservation' })).items).toEqual([]);
+  });
+});

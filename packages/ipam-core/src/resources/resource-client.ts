@@ -9,10 +9,14 @@ import { createPoolHooks } from './pool-hooks.js';
 import type { PoolHooksOptions } from './pool-hooks.js';
 import { validateReservation } from './reservation-validation.js';
 import { validateResourceName } from '../model/resource-name.js';
+import { validateObjectMeta } from '../limits/object-limits.js';
 
 /** Create, read, update and delete for one kind of Calico v3 resource. */
 export interface ResourceClient<T> {
-  /** Validates and stores a new resource; `AlreadyExists` if the name is taken. */
+  /**
+   * Validates and stores a new resource (name, labels and annotations within Kubernetes' limits
+   * included); `AlreadyExists` if the name is taken.
+   */
   create(r: T): Promise<T>;
   /** Reads one resource; `DoesNotExist` if absent. */
   get(name: string): Promise<T>;
@@ -68,7 +72,12 @@ function createResourceClient<K extends ResourceKind>(
     const shown = hooks.present(kv.value);
     return { ...shown, metadata: { ...shown.metadata, resourceVersion: kv.revision } };
   };
-  const nameOf = (r: T): string => validateResourceName(kind, r.metadata?.name);
+  // The name as Calico checks it, then labels and annotations within Kubernetes' limits.
+  const nameOf = (r: T): string => {
+    const name = validateResourceName(kind, r.metadata?.name);
+    validateObjectMeta(kind, r.metadata);
+    return name;
+  };
 
   return {
     async create(r) {
@@ -154,8 +163,10 @@ export interface ResourceClients {
 }
 
 /**
- * Resource clients with Calico's validation and defaults. Every created resource gets a
- * `metadata.uid` (a UUID from `random`) and a `metadata.creationTimestamp` (from `clock`, whole
+ * Resource clients with Calico's validation and defaults. Every resource's name, labels and
+ * annotations are held to Kubernetes' rules on create and update (a DNS-1123 name, label syntax,
+ * annotations at most 256 KiB in total), and its encoded size to 1.5 MiB by the store. Every
+ * created resource gets a `metadata.uid` (a UUID from `random`) and a `metadata.creationTimestamp` (from `clock`, whole
  * seconds) as Calico's clientv3 gives it, kept on update. Pools: validated (including the overlap
  * check against the stored pools), stored with defaults and marked `Allocatable=True`, read with
  * defaults. Nodes: name checked, stored with `spec` and `status` (`{}` when empty). Reservations:
