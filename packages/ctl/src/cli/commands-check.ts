@@ -3,7 +3,12 @@ import { CtlError } from '../ctl-error.js';
 import { toCtlError } from '../config/datastore-config.js';
 import { parseCheckReport, serializeCheckReport } from '../commands/check-report.js';
 import { setDatastoreLock } from '../commands/datastore-lock.js';
-import { exportDatastore, importDatastore, parseExport } from '../commands/datastore-migrate.js';
+import {
+  MAX_EXPORT_BYTES,
+  exportDatastore,
+  importDatastore,
+  parseExport,
+} from '../commands/datastore-migrate.js';
 import { parseKeyValues } from '../commands/ipam-assign.js';
 import { checkIpam } from '../commands/ipam-check.js';
 import { releaseFromReports, releaseIp } from '../commands/ipam-release.js';
@@ -193,7 +198,8 @@ Lock the datastore first so nothing changes while exporting.`,
     async run(ctx, f) {
       const file = str(f, 'filename');
       if (!file) throw new CtlError('Usage', 'datastore migrate import needs -f FILE');
-      const parsed = parseExport(await ctx.readInput(file), file === '-' ? 'stdin' : file);
+      const text = await ctx.readInput(file, { maxBytes: MAX_EXPORT_BYTES });
+      const parsed = parseExport(text, file === '-' ? 'stdin' : file);
       const { datastore } = await ctx.store();
       return importDatastore(datastore, parsed, (t) => ctx.progress(t));
     },

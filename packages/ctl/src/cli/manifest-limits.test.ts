@@ -190,3 +190,31 @@ describe('netledgerctl ipam assign --ip', () => {
     ).toMatchObject({ code: 0, stdout: '10.9.0.5\n' });
   });
 });
+
+describe('netledgerctl datastore migrate import: the same limits', () => {
+  const exportWith = (node: string): string =>
+    `${node}===\n{"block_affinities":[],"blocks":[],"handles":[]}\n`;
+
+  it('refuses a resource whose annotations pass 256 KiB, naming it, before writing', async () => {
+    const file = join(dir.path, 'export.yaml');
+    await writeFile(
+      file,
+      exportWith(
+        `apiVersion: projectcalico.org/v3\nkind: Node\nmetadata:\n  name: big\n  annotations:\n    blob: ${'x'.repeat(300 * 1024)}\n---\n`,
+      ),
+    );
+    await expectRefused(
+      ['datastore', 'migrate', 'import', '-f', file],
+      [
+        /invalid Node "big": metadata\.annotations total \d+ bytes .* over Kubernetes' limit of 262144 bytes/,
+      ],
+    );
+  });
+
+  it('cuts an endless input off at its bound (256 MiB) instead of reading it whole', async () => {
+    await expectRefused(
+      ['datastore', 'migrate', 'import', '-f', '/dev/zero'],
+      [/^Error: \/dev\/zero is larger than 268435456 bytes \(256 MiB\), the limit for this input/],
+    );
+  }, 60_000);
+});

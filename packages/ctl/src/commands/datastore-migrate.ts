@@ -16,6 +16,7 @@ import type {
   NewKVPair,
 } from '@netledger/ipam-core';
 import type { JsonValue } from '@netledger/ipam-core/adapter';
+import { isIpamError, validateObjectMeta } from '@netledger/ipam-core';
 import { CtlError } from '../ctl-error.js';
 import { formatJson } from '../output/format-json.js';
 import { CLUSTER_INFORMATION_KEY, readClusterInformation } from './cluster-information.js';
@@ -182,7 +183,18 @@ function parseEntry(e: JsonValue, where: string, kinds: readonly Kind[]): NewKVP
   }
 }
 
-/** Parses an export file completely; `InvalidInput` naming the problem before any write. */
+/**
+ * The largest export file `datastore migrate import` reads (256 MiB): every block and handle of a
+ * cluster of thousands of nodes fits (a full /26 block is about 10 KiB), while a larger input is
+ * refused before it is read whole or parsed.
+ */
+export const MAX_EXPORT_BYTES = 256 * 1024 * 1024;
+
+/**
+ * Parses an export file completely; `InvalidInput` naming the problem before any write: bad YAML
+ * or JSON, an unsupported kind, a resource whose name, labels or annotations break Kubernetes'
+ * limits (as `apply -f` checks them).
+ */
 export function parseExport(
   text: string,
   source: string,
@@ -214,6 +226,12 @@ export function parseExport(
     const { apiVersion: _a, kind, ...value } = v;
     if (![...RESOURCE_KINDS, 'ClusterInformation'].includes(kind)) {
       throw new CtlError('InvalidInput', `${source}: unsupported kind ${kind}`);
+    }
+    try {
+      validateObjectMeta(kind, v.metadata);
+    } catch (e) {
+      if (!isIpamError(e, 'InvalidArgument')) throw e;
+      throw new CtlError('InvalidInput', `${source}: ${e.message}`, { cause: e });
     }
     resources.push({ key: { kind, name: v.metadata.name } as DatastoreKey, value: value as never });
   }
