@@ -6,9 +6,10 @@ import { decodeValue, encodeValue, pathToKey } from '../src/adapter.js';
 import { newBlock } from '../src/block.js';
 import type { Datastore, DatastoreKey, IpamClient, Kind } from '../src/index.js';
 
-// The golden corpus (test/golden/README.md): the bytes Calico's Go code writes for each kind.
-// (a) netledger decodes and re-encodes each of them to the same bytes; (b) what netledger creates
-// itself encodes to the same bytes Go writes for the same content.
+// The golden corpus (test/golden/README.md): the bytes Calico's Go code writes for each kind,
+// written by Go's encoding/json (test/golden/gen; calico-golden-go.test.ts holds the committed
+// files to it). (a) netledger decodes and re-encodes each of them to the same bytes; (b) what
+// netledger creates itself encodes to the same bytes Go writes for the same content.
 
 const GOLDEN = join(import.meta.dirname, 'golden');
 const corpus = (
