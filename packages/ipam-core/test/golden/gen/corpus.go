@@ -60,10 +60,13 @@ func typeMeta(kind string) metav1.TypeMeta {
 // poolA is created by clientv3 (defaults from clientv3/ippool.go validateAndSetDefaults) and
 // marked allocatable by kube-controllers' pool controller.
 func poolA() *ipPool {
+	meta := objectMeta("pool-a", "00254a6f-94b9-4e03-a84d-7297bce1062b",
+		map[string]string{"zone": "east", "team": "netops"})
+	// Go's HTML-safe escaping of < > & (a label value may not hold them; an annotation may).
+	meta.Annotations = map[string]string{"note": "net<&>ops"}
 	return &ipPool{
-		TypeMeta: typeMeta("IPPool"),
-		ObjectMeta: objectMeta("pool-a", "00254a6f-94b9-4e03-a84d-7297bce1062b",
-			map[string]string{"zone": "east", "team": "net<&>ops"}),
+		TypeMeta:   typeMeta("IPPool"),
+		ObjectMeta: meta,
 		Spec: ipPoolSpec{
 			CIDR:           "10.1.0.0/16",
 			VXLANMode:      "Never",
