@@ -1,20 +1,12 @@
 // What netledger-node does between argv and an exit status: read its arguments and the store's
 // settings, open the store once behind a watch-fed mirror, serve the plugin's requests on the
 // socket until told to stop, then drain and close.
-import {
-  createLogger,
-  createPresumingDatastore,
-  reusedHostLock,
-  serveAgentRequest,
-  storeIdentity,
-} from '@netledger/cni';
+import { createLogger, reusedHostLock, serveAgentRequest, storeIdentity } from '@netledger/cni';
 import type { AgentScope, PluginDeps } from '@netledger/cni';
 import {
   AgentSocketError,
-  agentMirrorLists,
-  countedDatastore,
   createAgentMetrics,
-  createWrittenVersions,
+  createAgentStore,
   queryAgentStatus,
   queuedHostLock,
   serveTrusting,
@@ -29,7 +21,6 @@ import {
 import type { DatastoreConfig, DatastoreOpenerOptions } from '@netledger/datastore-config';
 import { createIpamClient } from '@netledger/ipam-core';
 import type { Datastore } from '@netledger/ipam-core';
-import { createMirroredDatastore } from '@netledger/ipam-core/adapter';
 import { AgentUsageError, USAGE, parseAgentArgs } from './agent-args.js';
 import type { AgentArgs } from './agent-args.js';
 
@@ -117,19 +108,19 @@ async function serveNode(args: RunArgs, p: AgentProcess): Promise<number> {
     return fail(EXIT.failure, `cannot open the ${config.type} datastore: ${message(e)}`);
   }
   // Pools, reservations, the IPAM config, Nodes and this node's affinities come from a watch-fed
-  // mirror; blocks from the client's hints (the versions it wrote), checked by every CAS write.
-  const mirrored = createMirroredDatastore(
-    countedDatastore(raw, (op) => metrics.datastore(op)),
-    {
-      lists: agentMirrorLists(args.nodename),
-      onFallback: (e) => log.warning(`store view out of sync, re-syncing: ${message(e)}`),
+  // mirror; blocks from the client's hints (the versions it wrote), checked by every CAS write; a
+  // DEL's reads from the blocks and handles this agent last wrote (agent-store.ts).
+  const store = createAgentStore(raw, {
+    nodename: args.nodename,
+    count: (op) => metrics.datastore(op),
+    onFallback: (e) => {
+      metrics.resync();
+      log.warning(`store view out of sync, re-syncing: ${message(e)}`);
     },
-  );
-  // Blocks and handles as this agent last wrote or read them: a DEL's reads (written-versions.ts).
-  const versions = createWrittenVersions(mirrored);
-  const presuming = createPresumingDatastore(versions.datastore);
-  const client = createIpamClient({ datastore: presuming.datastore });
-  const shared: Datastore = { ...presuming.datastore, close: async () => undefined };
+  });
+  const { mirror: mirrored, versions, presuming } = store;
+  const client = createIpamClient({ datastore: store.datastore });
+  const shared: Datastore = { ...store.datastore, close: async () => undefined };
   const scope: AgentScope = {
     nodename: args.nodename,
     socketPath: args.socket,
