@@ -28,7 +28,7 @@ import type { AgentArgs } from './agent-args.js';
 const DRAIN_MS = 190_000;
 
 /** Exit statuses. */
-const EXIT = { ok: 0, failure: 1, usage: 2, noAgent: 3 } as const;
+const EXIT = { ok: 0, failure: 1, usage: 2, noAgent: 3, denied: 4 } as const;
 
 /** What the process gives the agent. */
 export interface AgentProcess {
@@ -55,7 +55,8 @@ const message = (e: unknown): string => (e instanceof Error ? e.message : String
 /**
  * Runs `netledger-node`: exit 0 after a requested stop (or --help, --version, or `status` of a
  * synced agent), 1 when the store or the socket cannot be used (or `status` of an agent not
- * synced), 2 for a usage error or a bad store setting, 3 when `status` finds no agent.
+ * synced), 2 for a usage error or a bad store setting, 3 when `status` finds no agent, 4 when
+ * `status` may not use the socket (permission denied).
  */
 export async function runAgent(p: AgentProcess): Promise<number> {
   let args;
@@ -73,17 +74,28 @@ export async function runAgent(p: AgentProcess): Promise<number> {
     case 'version':
       p.stdout(`netledger-node ${p.version}\n`);
       return EXIT.ok;
-    case 'status': {
-      const status = await queryAgentStatus(args.socket);
-      if (status === undefined) {
-        p.stderr(`netledger-node: no agent answers on ${args.socket}\n`);
-        return EXIT.noAgent;
-      }
-      p.stdout(`${JSON.stringify(status)}\n`);
-      return status['ready'] === true ? EXIT.ok : EXIT.failure;
-    }
+    case 'status':
+      return showStatus(args.socket, p);
     case 'run':
       return serveNode(args, p);
+  }
+}
+
+/** `netledger-node status`: the agent's status document, or why there is none. */
+async function showStatus(socket: string, p: AgentProcess): Promise<number> {
+  const answer = await queryAgentStatus(socket);
+  switch (answer.kind) {
+    case 'denied':
+      p.stderr(
+        `netledger-node: permission denied on ${socket} (${answer.reason}): only the agent's user (root) may ask it\n`,
+      );
+      return EXIT.denied;
+    case 'none':
+      p.stderr(`netledger-node: no agent answers on ${socket} (${answer.reason})\n`);
+      return EXIT.noAgent;
+    case 'status':
+      p.stdout(`${JSON.stringify(answer.status)}\n`);
+      return answer.status['ready'] === true ? EXIT.ok : EXIT.failure;
   }
 }
 

@@ -299,11 +299,12 @@ describe('netledger-node on the file store', () => {
     ).toBe(9);
   }, 60_000);
 
-  it('a second agent on the same socket refuses to start (exit 1) and the first serves on; a loose socket directory is narrowed to 0700', async () => {
+  it('a second agent on the same socket refuses to start (exit 1) and the first serves on; an existing socket directory keeps its mode', async () => {
     mkdirSync(dirname(socket), { recursive: true });
     chmodSync(dirname(socket), 0o755);
     const a = await start();
-    expect(statSync(dirname(socket)).mode & 0o777).toBe(0o700);
+    expect(statSync(dirname(socket)).mode & 0o7777).toBe(0o755);
+    expect(statSync(socket).mode & 0o777).toBe(0o600);
     await expect(
       startNodeAgent({
         bin: AGENT,

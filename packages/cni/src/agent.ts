@@ -11,6 +11,7 @@ export type { AgentMetrics, RequestOutcome } from './agent/agent-metrics.js';
 export { createAgentStore } from './agent/agent-store.js';
 export type { AgentStore, AgentStoreOptions } from './agent/agent-store.js';
 export { queryAgentStatus } from './agent/query-status.js';
+export type { AgentStatusQuery } from './agent/query-status.js';
 export { queuedHostLock } from './agent/queued-host-lock.js';
 export type { AcquireHostLock } from './agent/queued-host-lock.js';
 export { serveTrusting } from './agent/serve-trusting.js';
