@@ -69,7 +69,7 @@ describe('askAgent', () => {
     expect(took).toBe(true);
     expect(r).toEqual({
       kind: 'unanswered',
-      reason: `the node agent at ${socket} did not answer within 300 ms`,
+      reason: `the node agent at ${socket} did not answer within 0.3 s`,
     });
   });
 

@@ -72,7 +72,7 @@ export function askAgent(options: AskAgentOptions): Promise<AskAgentResult> {
         () =>
           finish({
             kind: 'unanswered',
-            reason: `the node agent at ${options.socketPath} did not answer within ${answerMs} ms`,
+            reason: `the node agent at ${options.socketPath} did not answer within ${answerMs / 1000} s`,
           }),
         answerMs,
       );
