@@ -283,23 +283,26 @@ describe.each(variants)('bridge with $name', (variant) => {
     });
   }, 120_000);
 
-  it.runIf(variant.agent !== undefined)(
-    variant.agent === 'running'
-      ? 'netledger-node answered every ADD, CHECK and DEL'
-      : "netledger-node's socket stayed behind, unanswered: the plugin fell back every time",
-    async () => {
-      const status = await agent!.status();
-      if (variant.agent === 'stopped') {
-        expect(status).toBeUndefined();
-        expect(statSync(join(tmp.path, 'run', 'node.sock')).isSocket()).toBe(true);
-        return;
-      }
-      // ADDs, CHECKs (passing, then failing), DELs and the repeated DEL.
-      expect({
-        ADD: answered(status!, 'ADD'),
-        CHECK: answered(status!, 'CHECK'),
-        DEL: answered(status!, 'DEL'),
-      }).toEqual({ ADD: CONTAINERS, CHECK: 2 * CONTAINERS, DEL: CONTAINERS + 1 });
-    },
-  );
+  // Only the variants with an agent have one to ask (registered for them alone, not skipped).
+  if (variant.agent !== undefined) {
+    it(
+      variant.agent === 'running'
+        ? 'netledger-node answered every ADD, CHECK and DEL'
+        : "netledger-node's socket stayed behind, unanswered: the plugin fell back every time",
+      async () => {
+        const status = await agent!.status();
+        if (variant.agent === 'stopped') {
+          expect(status).toBeUndefined();
+          expect(statSync(join(tmp.path, 'run', 'node.sock')).isSocket()).toBe(true);
+          return;
+        }
+        // ADDs, CHECKs (passing, then failing), DELs and the repeated DEL.
+        expect({
+          ADD: answered(status!, 'ADD'),
+          CHECK: answered(status!, 'CHECK'),
+          DEL: answered(status!, 'DEL'),
+        }).toEqual({ ADD: CONTAINERS, CHECK: 2 * CONTAINERS, DEL: CONTAINERS + 1 });
+      },
+    );
+  }
 });
