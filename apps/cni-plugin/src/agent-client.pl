@@ -6,9 +6,13 @@
 # packages/cni/src/agent/agent-protocol.ts: HTTP/1.0 on the unix socket), and prints the answer.
 # Anything else goes to $launcher, the shell launcher in netledger-ipam.d/ beside this file, which
 # runs the plugin in Node: another command (VERSION, install, ...), no socket, or an agent that
-# cannot serve the request (nobody listening, a refusal, a connection cut short), then with the
+# cannot serve the request (nobody listening, not connected and sent within
+# `agent_connect_timeout` seconds (default 2), a refusal, a connection cut short), then with the
 # same standard input and NETLEDGER_AGENT_TRIED set; that is safe whatever the agent did, since
-# every command is idempotent. Every failure is CNI error JSON on stdout, never a bare Perl message.
+# every command is idempotent. A request sent but not answered within `agent_answer_timeout`
+# seconds (default 60) fails with code 11 (try again later): the agent may still be running it,
+# and rolls an ADD back once it finds this client gone. Every failure is CNI error JSON on stdout,
+# never a bare Perl message.
 #
 # Perl core built-ins only, no module (not even strict or warnings), because every `use` is files
 # to find and compile on each container start; socket(2) and connect(2) take Linux's constants.
@@ -57,6 +61,10 @@ $in = '' unless defined $in;
 # `agent_socket` from the config, else the default. A key this cannot read (escapes, two of them)
 # is no risk: the agent parses the config and sends back a request naming another socket.
 $sock = $1 if $in =~ /"agent_socket"\s*:\s*"([^"\\]+)"/;
+# The waits, in whole seconds as the plugin reads them (it refuses other values).
+my ($connect_s, $answer_s) = (2, 60);
+$connect_s = $1 if $in =~ /"agent_connect_timeout"\s*:\s*(\d+)\s*[,}]/ && $1 >= 1 && $1 <= 60;
+$answer_s = $1 if $in =~ /"agent_answer_timeout"\s*:\s*(\d+)\s*[,}]/ && $1 >= 1 && $1 <= 600;
 
 # Runs the launcher with the same standard input, which a child feeds through a pipe.
 sub fall_back {
@@ -84,6 +92,10 @@ my $req = "POST /v1/cni HTTP/1.0\r\nHost: netledger-node\r\nUser-Agent: netledge
 # closes the connection early makes a write fail (EPIPE) rather than kill this process.
 $SIG{PIPE} = 'IGNORE';
 socket(my $s, 1, 1, 0) or fall_back();
+# SOL_SOCKET 1, SO_SNDTIMEO 21 (a struct timeval): connect(2) to an agent whose queue is full (it is
+# stopped or hung) and each write give up after $connect_s seconds; the request is then not whole,
+# so the agent cannot run it, and falling back is safe.
+setsockopt($s, 1, 21, pack('l!l!', $connect_s, 0)) or fall_back();
 connect($s, pack('S', 1) . $sock) or fall_back();
 my $off = 0;
 while ($off < length $req) {
@@ -91,12 +103,21 @@ while ($off < length $req) {
   fall_back() unless $n;
   $off += $n;
 }
+# The request is whole: from now on the agent may run it, so this client must not run it too.
 my $resp = '';
-while (1) {
-  my $n = sysread($s, $resp, 65536, length $resp);
-  fall_back() unless defined $n;
-  last if $n == 0;
-}
+my $read = eval {
+  local $SIG{ALRM} = sub { die "timeout\n" };
+  alarm $answer_s;
+  while (1) {
+    my $n = sysread($s, $resp, 65536, length $resp);
+    last unless defined $n && $n > 0;
+  }
+  alarm 0;
+  1;
+};
+alarm 0;
+fail(11, "the node agent at $sock did not answer within $answer_s s: try again later")
+  if !$read && $@ eq "timeout\n";
 close $s;
 my $at = index($resp, "\r\n\r\n");
 fall_back() if $at < 0;

@@ -5,6 +5,8 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { createConnection } from 'node:net';
+import type { Socket } from 'node:net';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { agentClientScript } from '@netledger/cni/install';
@@ -106,6 +108,8 @@ function run(
     child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('error', reject);
     child.on('close', (status) => resolve({ status, stdout, stderr }));
+    // A run that exits before reading its input (the launcher missing) closes the pipe: EPIPE.
+    child.stdin.on('error', () => undefined);
     child.stdin.end(o.stdin ?? conf());
   });
 }
@@ -259,5 +263,67 @@ describe('the installed executable, Perl agent client', () => {
     staleSocket(stale);
     const r = await oldExec(stale, none);
     expect(r.stdout).toBe(`launcher ${launcherOf()} [arg] tried=${stale} stdin=${none}`);
+  });
+
+  it('an agent that takes the request and never answers: code 11 after agent_answer_timeout, the launcher not run', async () => {
+    await serve(() => undefined); // reads the request, never answers
+    const stdin = JSON.stringify({
+      cniVersion: '1.0.0',
+      ipam: { agent_socket: socket, agent_answer_timeout: 1 },
+    });
+    const started = Date.now();
+    const r = await run(join(bin, 'netledger-ipam'), { stdin });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+    expect(r.status).toBe(1);
+    expect(JSON.parse(r.stdout)).toEqual({
+      code: 11,
+      msg: `netledger-ipam: the node agent at ${socket} did not answer within 1 s: try again later`,
+    });
+    expect(requests).toHaveLength(1);
+  });
+
+  it('an agent that takes no connection (its queue full, as when stopped): falls back after agent_connect_timeout', async () => {
+    // A listener with a backlog of 0 that never accepts: one queued connection fills it.
+    const listener = spawn(
+      PERL,
+      [
+        '-e',
+        'socket(S, 1, 1, 0) && bind(S, pack("S", 1) . $ARGV[0]) && listen(S, 0) or exit 1; $| = 1; print "ready\\n"; sleep 60',
+        socket,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const filler: Socket[] = [];
+    try {
+      await new Promise<void>((resolve, reject) => {
+        listener.stdout.once('data', () => resolve());
+        listener.once('exit', () => reject(new Error('the listener did not start')));
+      });
+      // Fill the queue: connections are queued until one is refused for want of room (EAGAIN).
+      for (;;) {
+        const refused = await new Promise<boolean>((resolve) => {
+          const c = createConnection({ path: socket });
+          filler.push(c);
+          c.once('connect', () => resolve(false));
+          c.once('error', () => resolve(true));
+        });
+        if (refused) break;
+        if (filler.length > 64) throw new Error('the queue never filled');
+      }
+      const stdin = JSON.stringify({
+        cniVersion: '1.0.0',
+        ipam: { agent_socket: socket, agent_connect_timeout: 1 },
+      });
+      const started = Date.now();
+      const r = await run(join(bin, 'netledger-ipam'), { stdin });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+      expect(r).toMatchObject({
+        status: 3,
+        stdout: `launcher ${launcherOf()} [] tried=${socket} stdin=${stdin}`,
+      });
+    } finally {
+      for (const c of filler) c.destroy();
+      listener.kill('SIGKILL');
+    }
   });
 });

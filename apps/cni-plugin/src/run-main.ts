@@ -65,16 +65,20 @@ const AGENT_COMMANDS = new Set(['ADD', 'DEL', 'CHECK', 'GC', 'STATUS']);
  * The node agent's answer to this invocation, or undefined when the plugin must run it itself:
  * not a command the agent serves, a config the plugin would refuse (it then says why), no socket
  * at `agent_socket` (the default when the config names none), the socket the launcher's fast
- * client already tried, or an agent that could not serve it (askAgent's fallbacks).
+ * client already tried, or an agent that could not serve it (askAgent's fallbacks: no connection
+ * within `agent_connect_timeout`, ...). A request sent that got no answer within
+ * `agent_answer_timeout` fails "try again later" (11): the agent may still be running it.
  */
 async function agentAnswer(command: string, stdin: string): Promise<PluginOutput | undefined> {
   if (!AGENT_COMMANDS.has(command)) return undefined;
-  let socket: string;
+  let ipam: IpamConf;
+  let cniVersion: string;
   try {
-    socket = parseNetConf(stdin, process.env).ipam.agentSocket;
+    ({ ipam, cniVersion } = parseNetConf(stdin, process.env));
   } catch {
     return undefined;
   }
+  const socket = ipam.agentSocket;
   if (socket === process.env[AGENT_TRIED_ENV] || !existsSync(socket)) return undefined;
   const env = Object.create(null) as Record<string, string>;
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined) env[k] = v;
@@ -82,8 +86,19 @@ async function agentAnswer(command: string, stdin: string): Promise<PluginOutput
     socketPath: socket,
     request: { env, stdin },
     client: 'netledger-ipam-node',
+    connectTimeoutMs: ipam.agentTimeouts.connectMs,
+    answerTimeoutMs: ipam.agentTimeouts.answerMs,
   });
-  return reply.kind === 'answer' ? reply.output : undefined;
+  switch (reply.kind) {
+    case 'answer':
+      return reply.output;
+    case 'fallback':
+      return undefined;
+    case 'unanswered': {
+      const error = new CniError(CniErrorCode.TryAgainLater, `${reply.reason}: try again later`);
+      return { stdout: printJson(formatError(error, cniVersion)), stderr: '', exitCode: 1 };
+    }
+  }
 }
 
 async function main(selfDir: string | undefined): Promise<number> {

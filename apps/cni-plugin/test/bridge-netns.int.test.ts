@@ -283,7 +283,7 @@ describe.each(variants)('bridge with $name', (variant) => {
     });
   }, 120_000);
 
-  // Only the variants with an agent have this test (declared for them alone: a skip would count).
+  // Only the variants with an agent have one to ask (registered for them alone, not skipped).
   if (variant.agent !== undefined) {
     it(
       variant.agent === 'running'

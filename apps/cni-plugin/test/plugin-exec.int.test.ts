@@ -85,6 +85,25 @@ describe('netledger-ipam executable', () => {
     expect(r.stdout + r.stderr).not.toMatch(/\n\s+at .*:\d+:\d+/);
   });
 
+  it('a failed ADD with no ipam section registers nothing: no Node left in the store', async () => {
+    const empty = join(dir.path, 'empty', 'datastore.json');
+    const r = execPlugin(
+      cniEnv('ADD', 'no-ipam', { NETLEDGER_DATASTORE_PATH: empty }),
+      JSON.stringify({ cniVersion: '1.0.0', name: 'noipam', type: 'bridge' }),
+    );
+    expect(r).toMatchObject({
+      status: 1,
+      json: { code: 999, msg: 'cannot find a qualified ippool' },
+    });
+    const ds = await createFileDatastore({ path: empty });
+    try {
+      expect((await ds.list({ kind: 'Node' })).items).toEqual([]);
+      expect((await ds.list({ kind: 'IPAMHandle' })).items).toEqual([]);
+    } finally {
+      await ds.close();
+    }
+  });
+
   it('ADD registers the node, CHECK passes, DEL releases, CHECK then fails', async () => {
     const add = execPlugin(
       cniEnv('ADD', 'x1', { CNI_ARGS: 'IgnoreUnknown=1;K8S_POD_NAMESPACE=ns;K8S_POD_NAME=p1' }),

@@ -23,14 +23,17 @@ export const USAGE = `Usage: netledger-node --nodename NAME [--socket PATH] [--l
        netledger-node status [--socket PATH]
 
 Runs the node agent: serves netledger-ipam's ADD, DEL, CHECK, GC and STATUS for node NAME on the
-unix socket PATH (default ${DEFAULT_AGENT_SOCKET}; mode 0600, its directory 0700), from a
-watch-fed view of the store. The store is read from the environment, as netledgerctl's:
-DATASTORE_TYPE (file, etcdv3, kubernetes), NETLEDGER_DATASTORE_PATH, ETCD_ENDPOINTS,
-ETCD_CA_CERT_FILE, ETCD_CERT_FILE, ETCD_KEY_FILE, ETCD_USERNAME, ETCD_PASSWORD, KUBECONFIG.
+unix socket PATH (default ${DEFAULT_AGENT_SOCKET}), mode 0600, from a watch-fed view of the
+store. A missing directory of PATH is created 0700; an existing one is never changed, and is
+refused when other users could replace the socket in it (writable by them without the sticky
+bit). The store is read from the environment, as netledgerctl's: DATASTORE_TYPE (file, etcdv3,
+kubernetes), NETLEDGER_DATASTORE_PATH, ETCD_ENDPOINTS, ETCD_CA_CERT_FILE, ETCD_CERT_FILE,
+ETCD_KEY_FILE, ETCD_USERNAME, ETCD_PASSWORD, KUBECONFIG.
 SIGTERM or SIGINT: stop taking requests, finish those in flight, exit 0.
 
 "status" asks a running agent how it is (JSON on stdout): exit 0 when it serves from a synced
-view, 1 when it answers but is not synced, 3 when nothing answers on PATH.
+view, 1 when it answers but is not synced, 3 when nothing answers on PATH, 4 when this user may
+not use PATH (permission denied: only the agent's user, root, may).
 
   --nodename NAME     the node this agent serves (requests for another node are sent back)
   --socket PATH       the unix socket (absolute)

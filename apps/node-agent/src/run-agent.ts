@@ -1,20 +1,12 @@
 // What netledger-node does between argv and an exit status: read its arguments and the store's
 // settings, open the store once behind a watch-fed mirror, serve the plugin's requests on the
 // socket until told to stop, then drain and close.
-import {
-  createLogger,
-  createPresumingDatastore,
-  reusedHostLock,
-  serveAgentRequest,
-  storeIdentity,
-} from '@netledger/cni';
+import { createLogger, reusedHostLock, serveAgentRequest, storeIdentity } from '@netledger/cni';
 import type { AgentScope, PluginDeps } from '@netledger/cni';
 import {
   AgentSocketError,
-  agentMirrorLists,
-  countedDatastore,
   createAgentMetrics,
-  createWrittenVersions,
+  createAgentStore,
   queryAgentStatus,
   queuedHostLock,
   serveTrusting,
@@ -29,7 +21,6 @@ import {
 import type { DatastoreConfig, DatastoreOpenerOptions } from '@netledger/datastore-config';
 import { createIpamClient } from '@netledger/ipam-core';
 import type { Datastore } from '@netledger/ipam-core';
-import { createMirroredDatastore } from '@netledger/ipam-core/adapter';
 import { AgentUsageError, USAGE, parseAgentArgs } from './agent-args.js';
 import type { AgentArgs } from './agent-args.js';
 
@@ -37,7 +28,7 @@ import type { AgentArgs } from './agent-args.js';
 const DRAIN_MS = 190_000;
 
 /** Exit statuses. */
-const EXIT = { ok: 0, failure: 1, usage: 2, noAgent: 3 } as const;
+const EXIT = { ok: 0, failure: 1, usage: 2, noAgent: 3, denied: 4 } as const;
 
 /** What the process gives the agent. */
 export interface AgentProcess {
@@ -64,7 +55,8 @@ const message = (e: unknown): string => (e instanceof Error ? e.message : String
 /**
  * Runs `netledger-node`: exit 0 after a requested stop (or --help, --version, or `status` of a
  * synced agent), 1 when the store or the socket cannot be used (or `status` of an agent not
- * synced), 2 for a usage error or a bad store setting, 3 when `status` finds no agent.
+ * synced), 2 for a usage error or a bad store setting, 3 when `status` finds no agent, 4 when
+ * `status` may not use the socket (permission denied).
  */
 export async function runAgent(p: AgentProcess): Promise<number> {
   let args;
@@ -82,17 +74,28 @@ export async function runAgent(p: AgentProcess): Promise<number> {
     case 'version':
       p.stdout(`netledger-node ${p.version}\n`);
       return EXIT.ok;
-    case 'status': {
-      const status = await queryAgentStatus(args.socket);
-      if (status === undefined) {
-        p.stderr(`netledger-node: no agent answers on ${args.socket}\n`);
-        return EXIT.noAgent;
-      }
-      p.stdout(`${JSON.stringify(status)}\n`);
-      return status['ready'] === true ? EXIT.ok : EXIT.failure;
-    }
+    case 'status':
+      return showStatus(args.socket, p);
     case 'run':
       return serveNode(args, p);
+  }
+}
+
+/** `netledger-node status`: the agent's status document, or why there is none. */
+async function showStatus(socket: string, p: AgentProcess): Promise<number> {
+  const answer = await queryAgentStatus(socket);
+  switch (answer.kind) {
+    case 'denied':
+      p.stderr(
+        `netledger-node: permission denied on ${socket} (${answer.reason}): only the agent's user (root) may ask it\n`,
+      );
+      return EXIT.denied;
+    case 'none':
+      p.stderr(`netledger-node: no agent answers on ${socket} (${answer.reason})\n`);
+      return EXIT.noAgent;
+    case 'status':
+      p.stdout(`${JSON.stringify(answer.status)}\n`);
+      return answer.status['ready'] === true ? EXIT.ok : EXIT.failure;
   }
 }
 
@@ -117,19 +120,19 @@ async function serveNode(args: RunArgs, p: AgentProcess): Promise<number> {
     return fail(EXIT.failure, `cannot open the ${config.type} datastore: ${message(e)}`);
   }
   // Pools, reservations, the IPAM config, Nodes and this node's affinities come from a watch-fed
-  // mirror; blocks from the client's hints (the versions it wrote), checked by every CAS write.
-  const mirrored = createMirroredDatastore(
-    countedDatastore(raw, (op) => metrics.datastore(op)),
-    {
-      lists: agentMirrorLists(args.nodename),
-      onFallback: (e) => log.warning(`store view out of sync, re-syncing: ${message(e)}`),
+  // mirror; blocks from the client's hints (the versions it wrote), checked by every CAS write; a
+  // DEL's reads from the blocks and handles this agent last wrote (agent-store.ts).
+  const store = createAgentStore(raw, {
+    nodename: args.nodename,
+    count: (op) => metrics.datastore(op),
+    onFallback: (e) => {
+      metrics.resync();
+      log.warning(`store view out of sync, re-syncing: ${message(e)}`);
     },
-  );
-  // Blocks and handles as this agent last wrote or read them: a DEL's reads (written-versions.ts).
-  const versions = createWrittenVersions(mirrored);
-  const presuming = createPresumingDatastore(versions.datastore);
-  const client = createIpamClient({ datastore: presuming.datastore });
-  const shared: Datastore = { ...presuming.datastore, close: async () => undefined };
+  });
+  const { mirror: mirrored, versions, presuming } = store;
+  const client = createIpamClient({ datastore: store.datastore });
+  const shared: Datastore = { ...store.datastore, close: async () => undefined };
   const scope: AgentScope = {
     nodename: args.nodename,
     socketPath: args.socket,

@@ -299,11 +299,12 @@ describe('netledger-node on the file store', () => {
     ).toBe(9);
   }, 60_000);
 
-  it('a second agent on the same socket refuses to start (exit 1) and the first serves on; a loose socket directory is narrowed to 0700', async () => {
+  it('a second agent on the same socket refuses to start (exit 1) and the first serves on; an existing socket directory keeps its mode', async () => {
     mkdirSync(dirname(socket), { recursive: true });
     chmodSync(dirname(socket), 0o755);
     const a = await start();
-    expect(statSync(dirname(socket)).mode & 0o777).toBe(0o700);
+    expect(statSync(dirname(socket)).mode & 0o7777).toBe(0o755);
+    expect(statSync(socket).mode & 0o777).toBe(0o600);
     await expect(
       startNodeAgent({
         bin: AGENT,
@@ -327,6 +328,56 @@ describe('netledger-node on the file store', () => {
       }),
     ).toBe(1);
   });
+
+  it('follows pool, Node and affinity changes made by others through its watch, never re-syncing its view', async () => {
+    const a = await start();
+    const elsewhere = join(tmp.path, 'nobody-watch.sock');
+    // A pool from netledgerctl; an affinity of this node's and another node's registration from
+    // the plugin in-process (its config names a socket nobody listens on); then one more pool.
+    ctl(store, ['ippool', 'create', '--name', 'watched', '--cidr', '10.63.0.0/24']);
+    for (const [containerId, nodename] of [
+      ['watch-1', NODE],
+      ['watch-2', 'watch-node-2'],
+    ] as const) {
+      const r = await runCni({
+        plugin: perlPlugin,
+        command: 'ADD',
+        containerId,
+        conf: conf({ agent_socket: elsewhere, nodename, ipv4_pools: ['watched'] }),
+      });
+      expect(r.status, r.stdout).toBe(0);
+    }
+    ctl(store, ['ippool', 'create', '--name', 'witness', '--cidr', '10.64.0.0/24']);
+    // The agent's view has everything once it knows the last pool: an ADD naming it succeeds.
+    let probes = 0;
+    await vi.waitFor(
+      async () => {
+        const r = await runCni({
+          plugin: perlPlugin,
+          command: 'ADD',
+          containerId: `witness-${probes++}`,
+          conf: conf({ ipv4_pools: ['witness'] }),
+        });
+        expect(r.status, r.stdout).toBe(0);
+      },
+      { timeout: 20_000, interval: 50 },
+    );
+    const viaAgent = await runCni({
+      plugin: perlPlugin,
+      command: 'ADD',
+      containerId: 'watch-3',
+      conf: conf({ ipv4_pools: ['watched'] }),
+    });
+    expect(viaAgent.status, viaAgent.stdout).toBe(0);
+    expect(addressOf(viaAgent)).toMatch(/^10\.63\.0\./);
+    const status = await a.status();
+    const viaAgentCount = (outcome: string) =>
+      served(status.requests, { command: 'ADD', client: 'netledger-ipam-perl', outcome });
+    // The probes and watch-3 were the agent's (a probe before the view caught up is redone).
+    expect(viaAgentCount('answered') + viaAgentCount('redone')).toBe(probes + 1);
+    expect(status.storeResyncs).toBe(0);
+    expect(a.log()).not.toContain('out of sync');
+  }, 60_000);
 
   it('sends back a request for another node; the plugin then runs it itself', async () => {
     const a = await start();

@@ -3,11 +3,13 @@ import type { IpamAssignments } from '@netledger/ipam-core';
 import { CniError, CniErrorCode } from './cni-error.js';
 import type { IpamResult } from './cni-result.js';
 import type { CommandContext } from './command-context.js';
-import { ensureNode } from './ensure-node.js';
+import { ensureNode, unregisterNode } from './ensure-node.js';
 import { ensureGatewayReservation, gatewayResult } from './gateway-mode.js';
 import { readHeldAllocation } from './held-allocation.js';
 import { repeatedAddResult } from './repeat-add.js';
 import { validateAdd } from './validate-add.js';
+import type { RequestedPools } from './validate-add.js';
+import type { GatewayPlan } from './gateway-mode.js';
 import { allocationAttrs, handleIdFor } from './workload-identity.js';
 
 /** Releases what a failed ADD assigned, by address and handle; a failure here is only logged. */
@@ -47,7 +49,8 @@ const partialIps = (e: unknown): string[] => {
  * and routes. Attributes: node, timestamp, pod and namespace, container ID and interface. When a
  * family comes up short (or the assignment throws with a partial result), whatever was assigned is
  * released before the error (`failed to request IPv4 addresses: ...`), so a failed ADD leaves
- * nothing allocated.
+ * nothing allocated; a node it registered is unregistered again (unless a block was claimed for
+ * it), so a failed ADD registers nothing either.
  */
 export async function cmdAdd(ctx: CommandContext): Promise<IpamResult> {
   const { conf, client } = ctx;
@@ -75,7 +78,28 @@ export async function cmdAdd(ctx: CommandContext): Promise<IpamResult> {
     ctx.log.info(`ADD repeated for ${handleId}: returning what it holds`);
     return repeated;
   }
-  if (ctx.registerNode) await ensureNode(client, ctx.nodename, ctx.log);
+  const registered = ctx.registerNode ? await ensureNode(client, ctx.nodename, ctx.log) : undefined;
+  try {
+    return await assign(ctx, { handleId, attachment, requested, plan });
+  } catch (e) {
+    if (registered) await unregisterNode(ctx.datastore, registered, ctx.log);
+    throw e;
+  }
+}
+
+/** ADD's writes once the request is validated and the node registered (see {@link cmdAdd}). */
+async function assign(
+  ctx: CommandContext,
+  a: {
+    handleId: string;
+    attachment: { containerId: string; ifname: string };
+    requested: RequestedPools;
+    plan: GatewayPlan | undefined;
+  },
+): Promise<IpamResult> {
+  const { conf, client, workload } = ctx;
+  const { handleId, attachment, requested, plan } = a;
+  const ip = ctx.cniArgs.ip;
   if (plan) await ensureGatewayReservation(client, plan, ctx.log);
   const attrs = {
     ...allocationAttrs({

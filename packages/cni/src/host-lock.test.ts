@@ -3,7 +3,7 @@ import { readlinkSync } from 'node:fs';
 import { readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createTempDir } from '@netledger/testkit';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { acquireHostLock, reusedHostLock } from './host-lock.js';
 import { silentLogger } from './logger.js';
 
@@ -23,20 +23,28 @@ const opts = (timeoutMs = 2000) => ({
 
 describe('acquireHostLock', () => {
   it('serialises holders and leaves no files behind', async () => {
+    const sub = join(dir.path, 'sub');
     const first = await acquireHostLock(opts());
     expect(first).toBeDefined();
+    const held = await readFile(opts().path, 'utf8'); // the first holder's record
+    const before = await readdir(sub);
     let second = false;
     const waiting = acquireHostLock(opts()).then((l) => {
       second = true;
       return l;
     });
-    await new Promise((r) => setTimeout(r, 50));
+    // The second holder has written its record and tried the lock: its prepared file is there.
+    await vi.waitFor(async () => expect((await readdir(sub)).length).toBe(before.length + 1));
     expect(second).toBe(false);
+    expect(await readFile(opts().path, 'utf8')).toBe(held);
     await first!.release();
     const l2 = await waiting;
     expect(second).toBe(true);
+    const taken = await readFile(opts().path, 'utf8');
+    expect(taken).not.toBe(held); // the second holder's own record (another nonce)
+    expect(taken.split(' ')[0]).toBe(String(process.pid));
     await l2!.release();
-    expect(await readdir(join(dir.path, 'sub'))).toEqual([]);
+    expect(await readdir(sub)).toEqual([]);
   });
 
   it('writes pid, start time, pid namespace and a nonce into the lock', async () => {

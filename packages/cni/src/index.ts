@@ -65,7 +65,7 @@ export {
 } from './agent/agent-protocol.js';
 export type { AgentReply, AgentRequest } from './agent/agent-protocol.js';
 export { askAgent } from './agent/ask-agent.js';
-export type { AskAgentOptions } from './agent/ask-agent.js';
+export type { AskAgentOptions, AskAgentResult } from './agent/ask-agent.js';
 export { createPresumingDatastore } from './agent/handle-presumption.js';
 export type { HandlePresumption, PresumingDatastore } from './agent/handle-presumption.js';
 export { serveAgentRequest } from './agent/serve-agent-request.js';

@@ -30,6 +30,7 @@ describe('parseNetConf defaults', () => {
         datastore: { type: 'file' },
         lockFile: DEFAULT_LOCK_FILE,
         agentSocket: DEFAULT_AGENT_SOCKET,
+        agentTimeouts: { connectMs: 2000, answerMs: 60_000 },
         logLevel: 'info',
         mode: 'calico',
         featureControl: { ipAddrsNoIpam: false, floatingIps: false },
@@ -99,6 +100,11 @@ describe('parseNetConf fields', () => {
       'agent_socket at the top level',
       conf({ agent_socket: '/top.sock' }),
       { agentSocket: '/top.sock' },
+    ],
+    [
+      'agent_connect_timeout and agent_answer_timeout, in seconds',
+      conf({ agent_connect_timeout: 9 }, { agent_connect_timeout: 1, agent_answer_timeout: 600 }),
+      { agentTimeouts: { connectMs: 1000, answerMs: 600_000 } },
     ],
     [
       'log_level warn, log_file_path',
@@ -192,6 +198,24 @@ describe('parseNetConf errors', () => {
       `"10.0.0.0" isn't a IPv6 address`,
     ],
     ['nothing to assign', conf({}, { assign_ipv4: 'false' }), 7, 'nothing to assign'],
+    [
+      'agent_answer_timeout as a string',
+      conf({}, { agent_answer_timeout: '60' }),
+      6,
+      'agent_answer_timeout must be a JSON number, got string',
+    ],
+    [
+      'agent_answer_timeout past 600 s',
+      conf({}, { agent_answer_timeout: 601 }),
+      7,
+      'agent_answer_timeout 601 is not a whole number of seconds from 1 to 600',
+    ],
+    [
+      'agent_connect_timeout of half a second',
+      conf({}, { agent_connect_timeout: 0.5 }),
+      7,
+      'agent_connect_timeout 0.5 is not a whole number of seconds from 1 to 60',
+    ],
     [
       'datastore_type as a number',
       conf({}, { datastore_type: 3 }),

@@ -30,6 +30,12 @@ export interface IpamConf {
   readonly lockFile: string;
   /** The node agent's socket (`agent_socket`, default {@link DEFAULT_AGENT_SOCKET}). */
   readonly agentSocket: string;
+  /**
+   * How long the plugin's client waits for the node agent: to connect (`agent_connect_timeout`,
+   * seconds, default 2; then it runs the command itself) and for the answer once the request is
+   * sent (`agent_answer_timeout`, seconds, default 60; then it fails "try again later", 11).
+   */
+  readonly agentTimeouts: { readonly connectMs: number; readonly answerMs: number };
   readonly logLevel: LogLevel;
   readonly logFilePath?: string;
   /** How ADD shapes its result (`mode`, read from `ipam` only); see gateway-conf.ts. */
@@ -63,6 +69,14 @@ export const DEFAULT_NODENAME_FILE = '/var/lib/calico/nodename';
 export const DEFAULT_LOCK_FILE = '/run/netledger/ipam.lock';
 /** Default `agent_socket`: where netledger-node, the node agent, listens (docs/node-agent.md). */
 export const DEFAULT_AGENT_SOCKET = '/run/netledger/node.sock';
+/**
+ * Default `agent_connect_timeout` and `agent_answer_timeout`, in seconds: well under what a
+ * runtime gives one CNI call (kubelet and containerd allow a few minutes at most), so a hung
+ * agent costs a pod start a bounded wait, never the runtime's own timeout.
+ */
+export const DEFAULT_AGENT_TIMEOUTS = { connect: 2, answer: 60 } as const;
+/** The longest `agent_connect_timeout` and `agent_answer_timeout` accepted, in seconds. */
+const MAX_AGENT_TIMEOUTS = { connect: 60, answer: 600 } as const;
 
 type Json = Record<string, unknown>;
 
@@ -157,6 +171,23 @@ function agentSocket(text: string | undefined): string {
     throw invalid(`agent_socket ${JSON.stringify(text)} is not an absolute path`);
   }
   return text;
+}
+
+/** A whole number of seconds from 1 to `max` (`agent_*_timeout`), or `fallback` when absent. */
+function seconds(
+  top: Json,
+  ipam: Json,
+  { key, fallback, max }: { readonly key: string; readonly fallback: number; readonly max: number },
+): number {
+  const v = field(top, ipam, key);
+  if (v === undefined || v === null) return fallback;
+  if (typeof v !== 'number') {
+    throw decoding(`failed to load netconf: ${key} must be a JSON number, got ${typeof v}`);
+  }
+  if (!Number.isInteger(v) || v < 1 || v > max) {
+    throw invalid(`${key} ${v} is not a whole number of seconds from 1 to ${max}`);
+  }
+  return v;
 }
 
 function logLevel(text: string | undefined): LogLevel {
@@ -255,6 +286,22 @@ export function parseNetConf(text: string, env: Env): NetConf {
       datastore: datastore(top, ipam, env),
       lockFile: s('ipam_lock_file') ?? DEFAULT_LOCK_FILE,
       agentSocket: agentSocket(s('agent_socket')),
+      agentTimeouts: {
+        connectMs:
+          1000 *
+          seconds(top, ipam, {
+            key: 'agent_connect_timeout',
+            fallback: DEFAULT_AGENT_TIMEOUTS.connect,
+            max: MAX_AGENT_TIMEOUTS.connect,
+          }),
+        answerMs:
+          1000 *
+          seconds(top, ipam, {
+            key: 'agent_answer_timeout',
+            fallback: DEFAULT_AGENT_TIMEOUTS.answer,
+            max: MAX_AGENT_TIMEOUTS.answer,
+          }),
+      },
       logLevel: logLevel(s('log_level')),
       ...(logFilePath !== undefined && { logFilePath }),
       mode,

@@ -116,6 +116,24 @@ describe('ADD', () => {
     });
   });
 
+  it.each<[string, Record<string, unknown>]>([
+    ['no ipam section', { cniVersion: '1.0.0', name: 'net1', type: 'bridge' }],
+    ['an ipam section', baseConf()],
+  ])('a failed ADD on the file store with %s registers nothing', async (_, conf) => {
+    const h = await createHarness({ pools: [], registerNode: false });
+    const out = await h.run('ADD', conf);
+    expect(out).toMatchObject({
+      exitCode: 1,
+      json: { code: 999, msg: 'cannot find a qualified ippool' },
+    });
+    expect(await h.client.nodes.list()).toEqual([]);
+    expect((await h.ds.list({ kind: 'BlockAffinity' })).items).toEqual([]);
+    // The next ADD, once there is a pool, registers its node and succeeds.
+    await h.client.pools.create({ metadata: { name: 'later' }, spec: { cidr: '10.9.0.0/24' } });
+    expect((await h.run('ADD', conf)).exitCode).toBe(0);
+    expect(await h.client.nodes.list()).toHaveLength(1);
+  });
+
   it('releases the IPv4 address when IPv6 cannot be assigned (dual-stack partial failure)', async () => {
     const h = await createHarness({ pools: ['10.1.0.0/24'] });
     const out = await h.run('ADD', baseConf({ ipam: { assign_ipv6: 'true' } }));

@@ -1,9 +1,11 @@
+import diagnostics from 'node:diagnostics_channel';
 import http from 'node:http';
 import https from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { createTestCertificates } from '@netledger/testkit';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createEtcdGatewayDatastore } from './create-etcd-gateway-datastore.js';
 import type { EtcdKvOptions, KvWatchResponse } from './etcd-kv.js';
 import { createGatewayKv } from './gateway-kv.js';
@@ -228,7 +230,8 @@ describe('gateway transport: answers and failures', () => {
     const gateway = await startGateway(() => undefined);
     const kv = createGatewayKv(options(gateway.endpoint));
     const pending = kv.range({ key: Buffer.from('/a') }).catch((e: unknown) => e);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // In flight: the gateway has the request, and will never answer it.
+    await vi.waitFor(() => expect(gateway.seen.map((r) => r.path)).toEqual(['/v3/kv/range']));
     kv.close();
     expect(classifyEtcdError(await pending)).toBe('closed');
   });
@@ -295,13 +298,24 @@ describe('gateway transport: watch', () => {
   });
 
   it('reports a cancel, and nothing after cancel()', async () => {
-    const gateway = await startGateway((_req, res) => {
+    const gateway = await startGateway((req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write(`${JSON.stringify(created)}\n`);
-      res.write(
-        `${JSON.stringify({ result: { header: HEADER, canceled: true, cancel_reason: 'rpc error: code = PermissionDenied desc = etcdserver: permission denied' } })}\n`,
-      );
+      if (gateway.seen.length === 1) {
+        res.write(
+          `${JSON.stringify({ result: { header: HEADER, canceled: true, cancel_reason: 'rpc error: code = PermissionDenied desc = etcdserver: permission denied' } })}\n`,
+        );
+        return;
+      }
+      // The second watch: one event, then the stream stays open until the client leaves.
+      res.write(`${JSON.stringify(events[0])}\n`);
     });
+    // The client's connections, as they are made (Node's own channel for new client sockets).
+    const sockets: Socket[] = [];
+    const onSocket = (message: unknown): void => {
+      sockets.push((message as { socket: Socket }).socket);
+    };
+    diagnostics.subscribe('net.client.socket', onSocket);
     const kv = createGatewayKv(options(gateway.endpoint));
     try {
       const err = await new Promise<unknown>((resolve, reject) => {
@@ -313,6 +327,7 @@ describe('gateway transport: watch', () => {
       expect(classifyEtcdError(err)).toBe('rejected');
 
       const calls: string[] = [];
+      const before = sockets.length;
       const watch = kv.watch(
         { key: Buffer.from('/a'), start_revision: '1' },
         {
@@ -321,10 +336,18 @@ describe('gateway transport: watch', () => {
           onCanceled: () => calls.push('canceled'),
         },
       );
+      // The watch is live (its event reported), on a connection of its own.
+      await vi.waitFor(() => expect(calls).toEqual(['response']));
+      expect(sockets).toHaveLength(before + 1);
+      const stream = sockets[before]!;
+      const closed = new Promise((resolve) => stream.once('close', resolve));
       watch.cancel();
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      expect(calls).toEqual([]);
+      // Its connection closed: the stream's end (which a cancel must not report) is handled by
+      // the time this resumes (Node runs the close's follow-ups before resuming awaits).
+      await closed;
+      expect(calls).toEqual(['response']);
     } finally {
+      diagnostics.unsubscribe('net.client.socket', onSocket);
       kv.close();
     }
   });

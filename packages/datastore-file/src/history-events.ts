@@ -19,16 +19,17 @@ export function toKvPair(entry: StoredEntry): KVPair {
  * A `KVPair` whose value is decoded when first read, then kept: every write is published to the
  * watch hub, and most of its events (blocks, handles) match no open watch, so decoding them all
  * at once would cost a long-lived process (the node agent) a block decode per write for nothing.
+ * The decoded value is kept in a closure behind a getter that never redefines itself, so the pair
+ * can be frozen (the read mirror deep-freezes what it keeps) and every read gives the same value.
  */
 function lazyKvPair(entry: StoredEntry): KVPair {
   const kv = { key: entry.key, revision: String(entry.modRevision), uid: entry.uid } as KVPair;
+  let decoded: { readonly value: KVPair['value'] } | undefined;
   Object.defineProperty(kv, 'value', {
     enumerable: true,
-    configurable: true,
     get() {
-      const value = decodeStoredValue(entry);
-      Object.defineProperty(kv, 'value', { value, enumerable: true, writable: true });
-      return value;
+      decoded ??= { value: decodeStoredValue(entry) as KVPair['value'] };
+      return decoded.value;
     },
   });
   return kv;

@@ -32,3 +32,5 @@ export type {
   NodeAgentFixture,
   NodeAgentFixtureOptions,
 } from './node-agent-fixture.js';
+export { describeMirrorContract } from './mirror-contract.js';
+export type { MirrorContractTarget, MirrorUnderTest } from './mirror-contract.js';

@@ -37,6 +37,8 @@ export interface AgentStatus {
   readonly requests: Readonly<Record<string, number>>;
   /** Store requests by operation. */
   readonly datastoreRequests: Readonly<Record<string, number>>;
+  /** Full re-lists of its store view (a broken watch, a failed sync). */
+  readonly storeResyncs: number;
 }
 
 const live = new Set<ChildProcess>();

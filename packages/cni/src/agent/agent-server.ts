@@ -13,6 +13,7 @@ import {
 } from './agent-protocol.js';
 import type { AgentRequest } from './agent-protocol.js';
 import type { AgentServeResult } from './serve-agent-request.js';
+import type { PluginOutput } from '../run-plugin.js';
 import type { Logger } from '../logger.js';
 import type { RequestOutcome } from './agent-metrics.js';
 import { listenPrivately, prepareSocketPath, removeSocket } from './agent-socket.js';
@@ -52,6 +53,30 @@ const text = (res: ServerResponse, status: number, body: string): void => {
   res.end(body);
 };
 
+const code = (e: unknown): string | undefined => (e as NodeJS.ErrnoException | undefined)?.code;
+
+/**
+ * Writes a served request's answer; resolves whether the client's socket took it: false when the
+ * client went away first (its connection closed or ended: the clients never half-close), or the
+ * write failed because it had. A 'finish' alone proves nothing: a write the socket refused still
+ * calls back, so the socket's own error state decides.
+ */
+function writeAnswer(
+  res: ServerResponse,
+  output: PluginOutput,
+  gone: AbortSignal,
+): Promise<boolean> {
+  const socket = res.socket;
+  if (gone.aborted || res.destroyed || !socket || socket.destroyed || !socket.writable)
+    return Promise.resolve(false);
+  const { headers, body } = answerResponse(output);
+  return new Promise((resolve) => {
+    res.once('close', () => resolve(res.writableFinished && !socket.errored));
+    res.writeHead(200, headers);
+    res.end(body, () => resolve(!socket.errored));
+  });
+}
+
 /** The body, or undefined after answering 413 for one over the limit. */
 async function readBody(req: IncomingMessage, res: ServerResponse): Promise<Buffer | undefined> {
   const declared = Number(req.headers['content-length']);
@@ -73,8 +98,8 @@ async function readBody(req: IncomingMessage, res: ServerResponse): Promise<Buff
 }
 
 /**
- * Prepares the socket (agent-socket.ts: mode 0600 in a 0700 directory owned by the agent's user)
- * and serves on it. A malformed request (not the agent protocol, an unknown path or method, a body
+ * Prepares the socket (agent-socket.ts: mode 0600; its directory created 0700, or an existing one
+ * left as it is when no other user can replace the socket in it) and serves on it. A malformed request (not the agent protocol, an unknown path or method, a body
  * over 1 MiB) is refused with a 4xx before anything is parsed as a CNI request, so it touches no
  * state; the client then runs the command itself.
  */
@@ -86,13 +111,34 @@ export async function startAgentServer(o: AgentServerOptions): Promise<AgentServ
     const started = performance.now();
     const client = String(req.headers['user-agent'] ?? 'unknown').slice(0, 64);
     let command = 'unknown';
+    // Listening from the start: a client gone before its request is read is a client gone.
+    const gone = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) gone.abort();
+    });
     const done = (outcome: RequestOutcome, exit?: number, why?: string): void => {
       const ms = performance.now() - started;
-      const detail = exit !== undefined ? ` (exit ${exit})` : why !== undefined ? ` (${why})` : '';
-      o.log.debug(`${command} from ${client}: ${outcome}${detail} in ${ms.toFixed(1)} ms`);
+      const parts = [exit !== undefined && `exit ${exit}`, why].filter(
+        (x) => typeof x === 'string',
+      );
+      const detail = parts.length > 0 ? ` (${parts.join('; ')})` : '';
+      const line = `${command} from ${client}: ${outcome}${detail} in ${ms.toFixed(1)} ms`;
+      // A client that went away is worth a line at any level; the rest is for debugging.
+      if (outcome === 'abandoned') o.log.warning(line);
+      else o.log.debug(line);
       o.onRequest({ command, client, outcome }, ms);
     };
-    const body = await readBody(req, res);
+    let body: Buffer | undefined;
+    try {
+      body = await readBody(req, res);
+    } catch (e) {
+      if (!gone.signal.aborted && !req.destroyed && code(e) !== 'ECONNRESET') throw e;
+      return done(
+        'abandoned',
+        undefined,
+        'the client closed its connection mid-request; nothing done',
+      );
+    }
     if (body === undefined) return done('refused');
     let request: AgentRequest;
     try {
@@ -102,19 +148,28 @@ export async function startAgentServer(o: AgentServerOptions): Promise<AgentServ
       return done('refused');
     }
     command = String(request.env['CNI_COMMAND'] ?? '').slice(0, 16) || 'none';
-    const gone = new AbortController();
-    res.on('close', () => {
-      if (!res.writableFinished) gone.abort();
-    });
     const result = await o.serve(request, gone.signal);
     if (result.kind === 'fallback') {
+      if (gone.signal.aborted) return done('abandoned', undefined, 'the client went away');
       res.setHeader(FALLBACK_HEADER, result.reason.replace(/[^\x20-\x7e]/g, '?'));
       text(res, FALLBACK_STATUS, `${result.reason}\n`);
       return done('fallback', undefined, result.reason);
     }
-    const { headers, body: answer } = answerResponse(result.output);
-    res.writeHead(200, headers);
-    res.end(answer);
+    let delivered = false;
+    let undone: string | undefined;
+    try {
+      delivered = await writeAnswer(res, result.output, gone.signal);
+    } finally {
+      undone = await result.settle?.(delivered);
+    }
+    if (!delivered) {
+      const what = undone ?? 'nothing to undo';
+      return done(
+        'abandoned',
+        result.output.exitCode,
+        `the client went away before its answer; ${what}`,
+      );
+    }
     done(result.redone ? 'redone' : 'answered', result.output.exitCode);
   }
 

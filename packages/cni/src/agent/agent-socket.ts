@@ -22,23 +22,26 @@ function answers(path: string): Promise<boolean> {
   });
 }
 
+const octal = (mode: number): string => (mode & 0o7777).toString(8).padStart(4, '0');
+
 /**
- * Makes `path` ready to listen on, so that only the agent's user (root on a node) can connect:
- * its directory is created mode 0700, or, if it exists, must be a real directory owned by that
- * user (not a symlink), and is made 0700; a socket left at `path` by an agent that died is
- * removed, while one another agent still answers on, or a file that is not a socket, stops the
+ * Makes `path` ready to listen on, so that only the agent's user (root on a node) can connect,
+ * without ever changing a directory the agent did not create. A missing directory is created mode
+ * 0700 (the agent's own). An existing one is left exactly as it is, and must be a real directory
+ * (not a symlink) owned by the agent's user or root, that other users cannot write, or only with
+ * the sticky bit (as /tmp): otherwise another user could replace the socket, and the start is
+ * refused (AgentSocketError naming the directory). The socket itself is always mode 0600
+ * ({@link listenPrivately}). A socket left at `path` by an agent that died is removed; one another
+ * agent still answers on, one owned by another user, or a file that is not a socket stops the
  * start (AgentSocketError).
  */
 export async function prepareSocketPath(path: string): Promise<void> {
   const dir = dirname(path);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const created = await mkdir(dir, { recursive: true, mode: 0o700 });
   const st = await lstat(dir);
   if (!st.isDirectory()) throw new AgentSocketError(`${dir} is not a directory`);
   const uid = process.getuid?.();
-  if (uid !== undefined && st.uid !== uid) {
-    throw new AgentSocketError(`${dir} is owned by uid ${st.uid}, not by this agent's (${uid})`);
-  }
-  if ((st.mode & 0o077) !== 0) await chmod(dir, 0o700);
+  if (created === undefined) checkExistingDirectory(dir, st, uid);
   let existing;
   try {
     existing = await lstat(path);
@@ -47,8 +50,35 @@ export async function prepareSocketPath(path: string): Promise<void> {
     throw e;
   }
   if (!existing.isSocket()) throw new AgentSocketError(`${path} exists and is not a socket`);
+  if (uid !== undefined && existing.uid !== uid) {
+    throw new AgentSocketError(
+      `${path} is a socket of uid ${existing.uid}, not of this agent's (${uid}): not removed`,
+    );
+  }
   if (await answers(path)) throw new AgentSocketError(`another agent answers on ${path}`);
   await unlink(path); // a dead agent's
+}
+
+/** Refuses an existing socket directory another user could replace the socket in. */
+function checkExistingDirectory(
+  dir: string,
+  st: { uid: number; mode: number },
+  uid: number | undefined,
+): void {
+  if (uid !== undefined && st.uid !== uid && st.uid !== 0) {
+    throw new AgentSocketError(
+      `${dir} is owned by uid ${st.uid}, neither this agent's (${uid}) nor root's`,
+    );
+  }
+  const writableByOthers = (st.mode & 0o022) !== 0;
+  const sticky = (st.mode & 0o1000) !== 0;
+  if (writableByOthers && !sticky) {
+    throw new AgentSocketError(
+      `${dir} (mode ${octal(st.mode)}) can be written by other users without the sticky bit, so ` +
+        `they could replace the socket: use a directory only root can write, or one that does ` +
+        `not exist yet (the agent creates it 0700); its mode is left as it is`,
+    );
+  }
 }
 
 /**

@@ -114,4 +114,28 @@ describe('createPresumingDatastore', () => {
     expect(refuted.presumption.outcome).toBe('refuted');
     await expect(inner.get(handle('net.c2'))).rejects.toMatchObject({ code: 'DoesNotExist' });
   });
+
+  it('observe presumes nothing and says whether the work created the handle', async () => {
+    const inner = createMemoryDatastore();
+    await withHandle(inner, 'net.old');
+    const { datastore, observe } = createPresumingDatastore(inner);
+    const fresh = await observe('net.new', async () => {
+      await expect(datastore.get(handle('net.new'))).rejects.toMatchObject({
+        code: 'DoesNotExist',
+      });
+      return datastore.transact!([
+        { op: 'create', kv: { key: handle('net.new'), value: value('net.new') } },
+      ]);
+    });
+    expect(fresh.created).toBe(true);
+    // A handle that was there: read from the store, and its create fails as the store says.
+    const old = await observe('net.old', async () => {
+      expect((await datastore.get(handle('net.old'))).value.handleId).toBe('net.old');
+      await expect(
+        datastore.create({ key: handle('net.old'), value: value('net.old') }),
+      ).rejects.toMatchObject({ code: 'AlreadyExists' });
+    });
+    expect(old.created).toBe(false);
+    expect((await observe('net.none', async () => undefined)).created).toBe(false);
+  });
 });

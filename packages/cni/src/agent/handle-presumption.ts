@@ -16,6 +16,11 @@ export interface HandlePresumption {
   outcome: 'untested' | 'confirmed' | 'refuted';
 }
 
+/** A presumption, or (not `presumed`) only a watch on the handle's first create. */
+interface Tracked extends HandlePresumption {
+  readonly presumed: boolean;
+}
+
 /** Thrown by the handle's create when the presumed-absent handle exists: the request is redone. */
 class PresumptionRefuted extends Error {
   override readonly name = 'PresumptionRefuted';
@@ -35,12 +40,18 @@ export interface PresumingDatastore {
     handleId: string,
     work: () => Promise<T>,
   ): Promise<{ value: T; presumption: HandlePresumption }>;
+  /**
+   * Runs `work` with nothing presumed, and says whether it created `handleId` (its first create
+   * of that handle succeeded): whether what the handle holds afterwards is work's own.
+   */
+  observe<T>(handleId: string, work: () => Promise<T>): Promise<{ value: T; created: boolean }>;
 }
 
 /** Wraps `inner` (the store an agent's IPAM client uses) with {@link PresumingDatastore}. */
 export function createPresumingDatastore(inner: Datastore): PresumingDatastore {
-  const current = new AsyncLocalStorage<HandlePresumption>();
-  const presumedFor = (key: DatastoreKey): HandlePresumption | undefined => {
+  const current = new AsyncLocalStorage<Tracked>();
+  /** The presumption (or watch) on `key`, while its first create is still to come. */
+  const trackedFor = (key: DatastoreKey): Tracked | undefined => {
     const p = current.getStore();
     return p && p.outcome === 'untested' && key.kind === 'IPAMHandle' && key.handleId === p.handleId
       ? p
@@ -51,7 +62,7 @@ export function createPresumingDatastore(inner: Datastore): PresumingDatastore {
    * transaction, only an AlreadyExists naming the handle refutes it.
    */
   const deciding = async <T>(
-    p: HandlePresumption,
+    p: Tracked,
     create: () => Promise<T>,
     inTransaction = false,
   ): Promise<T> => {
@@ -63,6 +74,7 @@ export function createPresumingDatastore(inner: Datastore): PresumingDatastore {
       if (!isIpamError(e, 'AlreadyExists')) throw e;
       if (inTransaction && !refusesKey(e, { kind: 'IPAMHandle', handleId: p.handleId })) throw e;
       p.outcome = 'refuted';
+      if (!p.presumed) throw e;
       throw new PresumptionRefuted(`handle ${p.handleId} exists: the request is redone`);
     }
   };
@@ -70,19 +82,19 @@ export function createPresumingDatastore(inner: Datastore): PresumingDatastore {
   const datastore: Datastore = {
     ...forwardingDatastore(inner),
     async get<K extends Kind>(key: DatastoreKey<K>) {
-      const p = presumedFor(key);
-      if (!p) return inner.get(key);
+      const p = trackedFor(key);
+      if (!p?.presumed) return inner.get(key);
       p.consulted = true;
       throw new IpamError('DoesNotExist', `handle ${p.handleId} presumed absent`);
     },
     async create(kv) {
-      const p = presumedFor(kv.key);
+      const p = trackedFor(kv.key);
       return p ? deciding(p, () => inner.create(kv)) : inner.create(kv);
     },
     ...(transact && {
       async transact(writes: readonly TransactionWrite[]) {
         const p = writes
-          .map((w) => (w.op === 'create' ? presumedFor(w.kv.key) : undefined))
+          .map((w) => (w.op === 'create' ? trackedFor(w.kv.key) : undefined))
           .find((x) => x !== undefined);
         return p ? deciding(p, () => transact(writes), true) : transact(writes);
       },
@@ -91,9 +103,15 @@ export function createPresumingDatastore(inner: Datastore): PresumingDatastore {
   return {
     datastore,
     async presume(handleId, work) {
-      const presumption: HandlePresumption = { handleId, consulted: false, outcome: 'untested' };
-      const value = await current.run(presumption, work);
+      const tracked: Tracked = { handleId, consulted: false, outcome: 'untested', presumed: true };
+      const value = await current.run(tracked, work);
+      const { presumed: _, ...presumption } = tracked;
       return { value, presumption };
+    },
+    async observe(handleId, work) {
+      const tracked: Tracked = { handleId, consulted: false, outcome: 'untested', presumed: false };
+      const value = await current.run(tracked, work);
+      return { value, created: tracked.outcome === 'confirmed' };
     },
   };
 }

@@ -1,13 +1,15 @@
 import { resolve } from 'node:path';
 import type { DatastoreConfig } from '@netledger/datastore-config';
+import { createIpamClient } from '@netledger/ipam-core';
 import { CniError, CniErrorCode } from '../cni-error.js';
 import type { IpamConf, NetConf } from '../net-conf.js';
 import { parseNetConf } from '../net-conf.js';
-import { createLogger } from '../logger.js';
+import { createLogger, silentLogger } from '../logger.js';
 import { resolveNodename } from '../nodename.js';
 import type { CniRequest } from '../cni-request.js';
 import { parseCniRequest } from '../cni-request.js';
 import { acquireHostLock } from '../host-lock.js';
+import type { HostLock } from '../host-lock.js';
 import type { PluginDeps, PluginOutput } from '../run-plugin.js';
 import { runCniPlugin } from '../run-plugin.js';
 import { handleIdFor } from '../workload-identity.js';
@@ -48,8 +50,37 @@ export type AgentServeResult =
       readonly output: PluginOutput;
       /** The ADD ran a second time, reading its handle (the presumption did not hold). */
       readonly redone: boolean;
+      /**
+       * Present when the answer still holds the host lock (an ADD): call it once, after writing
+       * the answer, saying whether it reached the client. An ADD that allocated (created its
+       * handle) and was not delivered is rolled back (its handle released, by compare-and-swap),
+       * then the lock is released. Resolves with what was undone, for the log; never rejects.
+       */
+      readonly settle?: (delivered: boolean) => Promise<string | undefined>;
     }
   | { readonly kind: 'fallback'; readonly reason: string };
+
+type AnswerResult = Extract<AgentServeResult, { kind: 'answer' }>;
+
+/** One run of the plugin: its output and log lines, and the host lock it may still hold. */
+interface Run {
+  readonly output: PluginOutput;
+  readonly lines: string[];
+  /** Releases the host lock the run kept (a no-op if it kept none); idempotent. */
+  readonly release: () => Promise<void>;
+}
+
+const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/** The addresses of an ADD's result (its stdout), for the log. */
+function resultIps(stdout: string): string {
+  try {
+    const ips = (JSON.parse(stdout) as { ips?: { address?: unknown }[] }).ips ?? [];
+    return ips.map((ip) => String(ip.address)).join(', ');
+  } catch {
+    return '';
+  }
+}
 
 /** Why the agent does not serve a parsed request (the client then runs it), or undefined. */
 async function mismatch(
@@ -95,10 +126,18 @@ function parsed(request: AgentRequest): { cni: CniRequest; conf: NetConf } | und
  * hold (the handle existed), or the ADD failed before testing it, the ADD is run again the plain
  * way and its answer is the one given. Log lines of an answered run are passed to `log` and
  * returned as its standard error; a redone run's first lines are dropped.
+ *
+ * An ADD's answer keeps the host lock until the caller settles it (`settle`, after writing the
+ * answer): an ADD that allocated and whose answer did not reach its client (it went away) is then
+ * rolled back, released by its handle, before any other request on this host can take the lock,
+ * so neither a retry nor a client's in-process fallback can interleave with the rollback. A
+ * request whose client went away before it took the lock is not run (code 11, nothing done).
  */
 export async function serveAgentRequest(o: ServeAgentRequestOptions): Promise<AgentServeResult> {
-  const run = async (): Promise<{ output: PluginOutput; lines: string[] }> => {
+  /** Runs the plugin; with `hold`, the host lock is kept past the run, until `release`. */
+  const run = async (hold: boolean): Promise<Run> => {
     const lines: string[] = [];
+    let held: HostLock | undefined;
     const output = await runCniPlugin(
       { env: o.request.env, stdin: o.request.stdin },
       {
@@ -110,17 +149,20 @@ export async function serveAgentRequest(o: ServeAgentRequestOptions): Promise<Ag
             await lock?.release();
             throw new CniError(CniErrorCode.TryAgainLater, 'the client went away: nothing done');
           }
-          return lock;
+          if (!hold || !lock) return lock;
+          held = lock;
+          return { release: async () => undefined }; // released by the run's `release`
         },
       },
     );
-    return { output, lines };
+    const release = async (): Promise<void> => {
+      const lock = held;
+      held = undefined;
+      await lock?.release();
+    };
+    return { output, lines, release };
   };
-  const answer = (
-    r: { output: PluginOutput; lines: string[] },
-    conf: NetConf | undefined,
-    redone: boolean,
-  ): AgentServeResult => {
+  const answer = (r: Run, conf: NetConf | undefined, redone: boolean): AnswerResult => {
     if (conf) for (const line of r.lines) o.log(conf.ipam, line);
     return {
       kind: 'answer',
@@ -128,18 +170,52 @@ export async function serveAgentRequest(o: ServeAgentRequestOptions): Promise<Ag
       redone,
     };
   };
+  /** An ADD's answer, holding the lock until it is settled (rolled back if undelivered). */
+  const addAnswer = (
+    r: Run,
+    add: { conf: NetConf; handleId: string; allocated: boolean; redone: boolean },
+  ): AgentServeResult => ({
+    ...answer(r, add.conf, add.redone),
+    settle: async (delivered) => {
+      try {
+        if (delivered || !add.allocated || r.output.exitCode !== 0) return undefined;
+        return await rollBack(add.conf, add.handleId, r.output.stdout);
+      } catch (e) {
+        return `rolling ${add.handleId} back failed: ${message(e)}`;
+      } finally {
+        await r.release().catch(() => undefined);
+      }
+    },
+  });
+  /** Releases what an undelivered ADD allocated, by its handle, as a DEL would. */
+  const rollBack = async (conf: NetConf, handleId: string, stdout: string): Promise<string> => {
+    const log = silentLogger;
+    const datastore = await o.deps.openDatastore(conf.ipam.datastore, log);
+    try {
+      const client = o.deps.ipamClient?.(datastore) ?? createIpamClient({ datastore });
+      await client.releaseByHandle(handleId);
+      return `rolled back: released ${resultIps(stdout) || 'its addresses'} (handle ${handleId})`;
+    } finally {
+      await datastore.close().catch(() => undefined);
+    }
+  };
 
   const p = parsed(o.request);
-  if (!p) return answer(await run(), undefined, false);
+  if (!p) return answer(await run(false), undefined, false);
   const why = await mismatch(p.conf, o.scope, o.deps);
   if (why !== undefined) return { kind: 'fallback', reason: why };
-  if (p.cni.command !== 'ADD' || !o.presuming) return answer(await run(), p.conf, false);
+  if (p.cni.command !== 'ADD' || !o.presuming) return answer(await run(false), p.conf, false);
   const handleId = handleIdFor(p.conf.name, p.cni.containerId, p.cni.ifname);
-  const { value: first, presumption } = await o.presuming.presume(handleId, run);
+  const { value: first, presumption } = await o.presuming.presume(handleId, () => run(true));
   const redo =
     presumption.consulted &&
     (presumption.outcome === 'refuted' ||
       (presumption.outcome === 'untested' && first.output.exitCode !== 0));
-  if (!redo) return answer(first, p.conf, false);
-  return answer(await run(), p.conf, true);
+  if (!redo) {
+    const allocated = presumption.outcome === 'confirmed';
+    return addAnswer(first, { conf: p.conf, handleId, allocated, redone: false });
+  }
+  await first.release();
+  const { value: again, created } = await o.presuming.observe(handleId, () => run(true));
+  return addAnswer(again, { conf: p.conf, handleId, allocated: created, redone: true });
 }

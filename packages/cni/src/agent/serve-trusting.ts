@@ -41,6 +41,7 @@ export function serveTrusting(
       for (const [ipam, line] of lines) requestLog(ipam, line);
       return value;
     }
+    if (value.kind === 'answer') await value.settle?.(true); // a DEL holds no lock; in case
     const again = await serve(requestLog);
     return again.kind === 'answer' ? { ...again, redone: true } : again;
   };
