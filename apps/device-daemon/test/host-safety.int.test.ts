@@ -194,6 +194,9 @@ describe('netledger-device serve without the privilege to make a bridge', () => 
           `--reuid=${uid}`,
           `--regid=${gid}`,
           '--clear-groups',
+          // It may read the checkout wherever it is (a 0700 home directory too), nothing more.
+          '--inh-caps=+dac_read_search',
+          '--ambient-caps=+dac_read_search',
           process.execPath,
           BUNDLE,
           'serve',

@@ -10,7 +10,12 @@ import type { NodeAgentFixture } from '@netledger/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AGENT } from './agent-harness.js';
 
-/** A user that is not root (nobody's ids); setpriv runs commands as it, no account needed. */
+/**
+ * A user that is not root (nobody's ids); setpriv runs commands as it, no account needed. It may
+ * read and search any file (CAP_DAC_READ_SEARCH), so it can run the checkout's executables wherever
+ * the checkout is (under a 0700 home directory too), but not write to what it does not own: a unix
+ * socket's mode still decides whether it may connect.
+ */
 const OTHER = 65534;
 
 let tmp: { path: string; remove: () => Promise<void> };
@@ -21,7 +26,15 @@ let agent: NodeAgentFixture | undefined;
 const asOther = (command: string, args: string[]) =>
   spawnSync(
     'setpriv',
-    [`--reuid=${OTHER}`, `--regid=${OTHER}`, '--clear-groups', command, ...args],
+    [
+      `--reuid=${OTHER}`,
+      `--regid=${OTHER}`,
+      '--clear-groups',
+      '--inh-caps=+dac_read_search',
+      '--ambient-caps=+dac_read_search',
+      command,
+      ...args,
+    ],
     { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' }, timeout: 30_000 },
   );
 

@@ -12,6 +12,11 @@ import { COMMANDS } from './commands.js';
 import { runCtl } from './run-ctl.js';
 
 const RUNS = 10_000;
+/**
+ * A property of RUNS cases is CPU work: a few seconds alone, several times that while the suite
+ * runs two packages at a time on two cores. The bound is for a hang, not for speed.
+ */
+const PROPERTY_TIMEOUT_MS = 180_000;
 const ENGINE_ERROR =
   /Cannot read properties|is not a function|is not iterable|is not defined|Cannot convert|Invalid array length|Maximum call stack|Cannot mix BigInt|Do not know how to serialize|\n\s+at /;
 const KINDS: readonly Kind[] = [
@@ -314,43 +319,51 @@ describe('netledgerctl fuzzing', () => {
     expect(await dump()).toBe(before);
   });
 
-  it(`any argv: an exit code, a one-line error, and no change when refused (${RUNS} cases)`, async () => {
-    let refused = 0;
-    let succeeded = 0;
-    await fc.assert(
-      fc.asyncProperty(argvArb, async (argv) => {
-        const { code, stderr } = await expectClearOutcome(argv, {
-          'x.yaml': stringify(RESOURCES[0]),
-        });
-        if (stderr) refused++;
-        if (code === 0) succeeded++;
-      }),
-      { numRuns: RUNS },
-    );
-    expect(refused).toBeGreaterThan(RUNS / 4);
-    // Commands are reached and run, not only refused while parsing.
-    expect(succeeded).toBeGreaterThan(RUNS / 100);
-  });
-
-  it(`any manifest: a one-line error, and nothing written unless it says so (${RUNS} cases)`, async () => {
-    let refused = 0;
-    let succeeded = 0;
-    await fc.assert(
-      fc.asyncProperty(
-        fc.constantFrom('create', 'apply', 'replace', 'delete', 'get'),
-        manifestText,
-        async (verb, text) => {
-          const { code, stderr } = await expectClearOutcome([verb, '-f', 'm.yaml'], {
-            'm.yaml': text,
+  it(
+    `any argv: an exit code, a one-line error, and no change when refused (${RUNS} cases)`,
+    async () => {
+      let refused = 0;
+      let succeeded = 0;
+      await fc.assert(
+        fc.asyncProperty(argvArb, async (argv) => {
+          const { code, stderr } = await expectClearOutcome(argv, {
+            'x.yaml': stringify(RESOURCES[0]),
           });
           if (stderr) refused++;
           if (code === 0) succeeded++;
-        },
-      ),
-      { numRuns: RUNS },
-    );
-    expect(refused).toBeGreaterThan(RUNS / 4);
-    // Commands are reached and run, not only refused while parsing.
-    expect(succeeded).toBeGreaterThan(RUNS / 100);
-  });
+        }),
+        { numRuns: RUNS },
+      );
+      expect(refused).toBeGreaterThan(RUNS / 4);
+      // Commands are reached and run, not only refused while parsing.
+      expect(succeeded).toBeGreaterThan(RUNS / 100);
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
+
+  it(
+    `any manifest: a one-line error, and nothing written unless it says so (${RUNS} cases)`,
+    async () => {
+      let refused = 0;
+      let succeeded = 0;
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constantFrom('create', 'apply', 'replace', 'delete', 'get'),
+          manifestText,
+          async (verb, text) => {
+            const { code, stderr } = await expectClearOutcome([verb, '-f', 'm.yaml'], {
+              'm.yaml': text,
+            });
+            if (stderr) refused++;
+            if (code === 0) succeeded++;
+          },
+        ),
+        { numRuns: RUNS },
+      );
+      expect(refused).toBeGreaterThan(RUNS / 4);
+      // Commands are reached and run, not only refused while parsing.
+      expect(succeeded).toBeGreaterThan(RUNS / 100);
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 });
