@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 // After `turbo run build`, expose every app's (and tool's) bundled executables in the top-level bin/.
-// An app declares them in its package.json "bin" map ({ "netledger-ipam": "dist/netledger-ipam.mjs" }).
+// An app declares them in its package.json "bin" map ({ "netledger-node": "dist/netledger-node.mjs" }).
 // A bundle with a V8 start-up snapshot entry beside it (dist/<name>.snapshot.cjs and the blob built
-// from it, dist/<name>.blob; see apps/cni-plugin/build.mjs) gets a launcher that starts Node from
+// from it, dist/<name>.blob; see apps/device-daemon/build.mjs) gets a launcher that starts Node from
 // the snapshot when it can, with the V8 flags the app's package.json lists in "snapshotFlags" (a
 // blob only loads with the flags it was built with). An app whose snapshot serves some of its
 // verbs only lists them in "snapshotVerbs": the launcher uses the snapshot when the first argument
 // is one of them, and the bundle otherwise. An app whose executable installs itself lists the verb
-// in "selfInstall" ("install": `<bundle> install --bin-dir bin` writes its launcher and files).
+// in "selfInstall" ("install": `<bundle> install --bin-dir bin` lays down its files: netledger-ipam's
+// static client and its Node.js fallback).
 import {
   readdirSync,
   readFileSync,
@@ -98,8 +99,7 @@ for (const appDir of packageDirs) {
     if (!existsSync(src))
       throw new Error(`${app}: bin ${name} points at ${rel}, which the build did not produce`);
     if (pkg.selfInstall) {
-      // The executable installs itself (netledger-ipam install): its launcher and files, here as
-      // anywhere else.
+      // The executable installs itself (netledger-ipam install): its files, here as anywhere else.
       execFileSync(process.execPath, [src, pkg.selfInstall, '--bin-dir', binDir], {
         stdio: ['ignore', 'ignore', 'inherit'],
       });

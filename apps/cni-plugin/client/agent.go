@@ -21,7 +21,7 @@ const (
 	exitCodeHeader     = "x-cni-exit-code"
 	stdoutLengthHeader = "x-cni-stdout-length"
 	fallbackHeader     = "x-netledger-fallback"
-	clientName         = "netledger-ipam-static"
+	clientName         = "netledger-ipam"
 	// The largest answer read: the plugin's stdout and stderr for one request.
 	maxAnswerBytes = 16 * 1024 * 1024
 )

@@ -54,18 +54,25 @@ func TestParseAnswer(t *testing.T) {
 }
 
 func TestReadClientConf(t *testing.T) {
-	c := readClientConf([]byte(`{"cniVersion":"0.4.0","agent_socket":"/top.sock","ipam":{"agent_socket":"/ipam.sock","agent_timeout_ms":1500}}`))
-	if c.err != nil || c.agentSocket != "/ipam.sock" || c.answerTimeout != 1500*time.Millisecond ||
-		c.connectTimeout != defaultConnectTimeout || c.cniVersion != "0.4.0" {
+	c := readClientConf([]byte(`{"cniVersion":"0.4.0","agent_socket":"/top.sock","agent_connect_timeout":5,"ipam":{"agent_socket":"/ipam.sock","agent_answer_timeout":15,"agent_connect_timeout":null}}`))
+	if c.err != nil || c.agentSocket != "/ipam.sock" || c.answerTimeout != 15*time.Second ||
+		c.connectTimeout != 5*time.Second || c.cniVersion != "0.4.0" {
 		t.Fatalf("conf: %+v", c)
 	}
 	if c := readClientConf([]byte("not json")); c.err != nil || c.agentSocket != defaultAgentSocket {
 		t.Fatalf("not JSON gets the defaults: %+v", c)
 	}
-	for _, bad := range []string{`{"ipam":{"agent_socket":"rel.sock"}}`, `{"ipam":{"agent_socket":7}}`,
-		`{"ipam":{"agent_timeout_ms":0}}`, `{"ipam":{"agent_connect_timeout_ms":"2"}}`} {
-		if c := readClientConf([]byte(bad)); c.err == nil || c.err.code != codeInvalidNetworkConfig {
-			t.Errorf("%s: want an invalid-config error, got %+v", bad, c)
+	// The plugin's own codes and messages (packages/cni/src/net-conf.ts).
+	for bad, want := range map[string]cniError{
+		`{"ipam":{"agent_socket":"rel<&>.sock"}}`:   {code: 7, msg: `agent_socket "rel<&>.sock" is not an absolute path`},
+		`{"ipam":{"agent_socket":7}}`:               {code: 6, msg: "failed to load netconf: agent_socket must be a JSON string, got number"},
+		`{"ipam":{"agent_answer_timeout":0}}`:       {code: 7, msg: "agent_answer_timeout 0 is not a whole number of seconds from 1 to 600"},
+		`{"agent_connect_timeout":1.5}`:             {code: 7, msg: "agent_connect_timeout 1.5 is not a whole number of seconds from 1 to 60"},
+		`{"ipam":{"agent_connect_timeout":"2"}}`:    {code: 6, msg: "failed to load netconf: agent_connect_timeout must be a JSON number, got string"},
+		`{"ipam":{"agent_answer_timeout":{"s":1}}}`: {code: 6, msg: "failed to load netconf: agent_answer_timeout must be a JSON number, got object"},
+	} {
+		if c := readClientConf([]byte(bad)); c.err == nil || *c.err != want {
+			t.Errorf("%s: want %+v, got %+v", bad, want, c.err)
 		}
 	}
 }

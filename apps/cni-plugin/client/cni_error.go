@@ -9,6 +9,7 @@ import (
 const (
 	codeInvalidNetworkConfig = 7
 	codeIOFailure            = 5
+	codeDecodingFailure      = 6
 	codeInvalidEnvironment   = 4
 	codeTryAgainLater        = 11
 	codeInternal             = 999

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 )
 
 func main() {
@@ -65,8 +66,9 @@ func run(args []string, environ []string, stdin io.Reader, stdout, stderr io.Wri
 		// The request reached the agent, which may still act on it: running it here as well
 		// would race it. The runtime retries; an agent that finishes late takes its ADD back.
 		return printCniError(stdout, cniError{
-			code:       codeTryAgainLater,
-			msg:        fmt.Sprintf("netledger-node at %s did not answer within %s", conf.agentSocket, conf.answerTimeout),
+			code: codeTryAgainLater,
+			msg: fmt.Sprintf("the node agent at %s did not answer within %d s: try again later",
+				conf.agentSocket, int(conf.answerTimeout/time.Second)),
 			cniVersion: conf.cniVersion,
 		})
 	}

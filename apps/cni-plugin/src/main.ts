@@ -1,4 +1,4 @@
-// netledger-ipam: the CNI IPAM plugin (the plain ESM entry; see snapshot-main.ts for the other).
+// netledger-ipam's Node.js side (the fallback's entry): its directory holds the fallback's files.
 import { runMain } from './run-main.js';
 
-runMain({ selfDir: import.meta.dirname });
+runMain({ bundleDir: import.meta.dirname });

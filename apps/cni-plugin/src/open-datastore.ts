@@ -1,18 +1,16 @@
 // How netledger-ipam opens its store: @netledger/datastore-config's opener with the options of a
 // one-shot process. etcd goes through its HTTP/JSON gateway over node:http, which costs a few ms to
 // load and connect where the gRPC client costs over 100 ms of CPU (docs/cni.md, "Start-up cost");
-// `etcd_transport: "grpc"` compiles the gRPC adapter from its embedded chunk instead.
+// `etcd_transport: "grpc"` imports the gRPC adapter, a chunk of its own in the bundle (build.mjs).
 import { homedir } from 'node:os';
 import { createDatastoreOpener } from '@netledger/datastore-config';
 import type { DatastoreOpener } from '@netledger/datastore-config';
-import { loadGrpcChunk } from './load-grpc-chunk.js';
 
 /** Past changes the file store keeps for watchers (datastore-file's default is 100). */
 const FILE_HISTORY_LIMIT = 20;
 
 /**
- * The plugin's opener, made per invocation (never at module load: the start-up snapshot would
- * keep the build machine's user). The file store keeps a short history, since every write
+ * The plugin's opener, for one invocation. The file store keeps a short history, since every write
  * rewrites the whole file, history included, inside the host lock, and the plugin never watches
  * (other processes' watches that fall further behind re-list, as the Datastore contract says);
  * it uses blocking file calls, each skipping a thread-pool round trip in a one-shot process.
@@ -27,7 +25,7 @@ export function createPluginOpener(): DatastoreOpener {
     file: { historyLimit: FILE_HISTORY_LIMIT, blockingIo: true },
     etcd: {
       transport: 'http',
-      loadGrpc: async () => (await loadGrpcChunk()).openGrpcEtcdDatastore,
+      loadGrpc: async () => (await import('./open-etcd-grpc.js')).openGrpcEtcdDatastore,
     },
     // One connection: the few reads an invocation sends at once queue on it rather than each
     // paying a TLS handshake (docs/cni.md, "Start-up cost").

@@ -1,7 +1,5 @@
-// The gRPC etcd adapter for `etcd_transport: "grpc"`: build.mjs bundles this entry as a separate
-// chunk (etcd3, grpc-js, protobufjs), embedded compressed and compiled only when a config asks for
-// it. `@netledger/ipam-core` stays outside the chunk: it gets the main bundle's copy, so errors the
-// adapter throws are the same IpamError class that ipam-core's CAS retry and callers test for.
+// The gRPC etcd adapter for `etcd_transport: "grpc"`: imported only when a config asks for it, so
+// the bundle keeps it (etcd3, grpc-js, protobufjs) in a chunk of its own (build.mjs).
 import { createEtcdDatastore } from '@netledger/datastore-etcd';
 import type { EtcdGatewayDatastoreOptions } from '@netledger/datastore-etcd';
 import type { Datastore } from '@netledger/ipam-core';

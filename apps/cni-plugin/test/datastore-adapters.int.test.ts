@@ -2,28 +2,15 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTempDir } from '@netledger/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  SNAPSHOT_BLOB,
-  SNAPSHOT_FLAGS,
-  cniEnv,
-  execPlugin,
-  requirePlugin,
-} from './exec-harness.js';
+import { cniEnv, execPlugin, requirePlugin } from './exec-harness.js';
 
 // The plugin reaches etcd through its HTTP/JSON gateway: no datastore may load gRPC, whose
 // transport is the only user of http2, and only etcdv3 loads node:http. The Kubernetes store's
-// chunk loads node:https when it is compiled, which only a kubernetes config does. The builtin-module list
-// tells which were loaded. Both ways Node runs the plugin are checked: the plain bundle and the
-// start-up snapshot (a snapshot's main skips --import, so the probe is a --require).
+// chunk loads node:https when it is imported, which only a kubernetes config does. The
+// builtin-module list of the Node.js fallback tells which were loaded.
 let dir: { path: string; remove: () => Promise<void> };
 let probe: string;
-const modes = [
-  ['the plain bundle', (): string[] => ['--require', probe]],
-  [
-    'the start-up snapshot',
-    (): string[] => [...SNAPSHOT_FLAGS, '--snapshot-blob', SNAPSHOT_BLOB, '--require', probe],
-  ],
-] as const;
+const modes = [['the Node.js fallback', (): string[] => ['--require', probe]]] as const;
 
 beforeAll(async () => {
   requirePlugin();

@@ -1,28 +1,14 @@
 // Runs bin/netledger-ipam (built by `pnpm build`) as a CNI runtime would: CNI_* env and stdin.
 import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 export const BIN_DIR = join(ROOT, 'bin');
 export const PLUGIN = join(BIN_DIR, 'netledger-ipam');
-/**
- * The shell launcher (and ES module) in bin/netledger-ipam.d/, which bin/netledger-ipam runs for
- * Node when it is the Perl agent client, and `node <launcher>` imports the bundle through.
- */
-export const LAUNCHER = join(BIN_DIR, 'netledger-ipam.d', 'netledger-ipam');
-/**
- * The start-up snapshot bin/netledger-ipam starts from: `pnpm build` installs the plugin into bin/
- * (scripts/link-bins.mjs runs `netledger-ipam install --bin-dir bin`).
- */
-export const SNAPSHOT_BLOB = join(BIN_DIR, 'netledger-ipam.d', 'netledger-ipam.blob');
-/** The V8 flags the blob was built with, which Node must be given to load it (package.json). */
-export const SNAPSHOT_FLAGS = (
-  JSON.parse(readFileSync(join(ROOT, 'apps', 'cni-plugin', 'package.json'), 'utf8')) as {
-    snapshotFlags: string[];
-  }
-).snapshotFlags;
+/** The Node.js fallback's entry in bin/netledger-ipam.d/ (`pnpm build` installs it there). */
+const BUNDLE = join(BIN_DIR, 'netledger-ipam.d', 'netledger-ipam.mjs');
 
 /** Fails (never skips) when the executable has not been built. */
 export function requirePlugin(): void {
@@ -63,9 +49,8 @@ export function cniEnv(
 }
 
 /**
- * Runs the plugin synchronously: the executable itself, as a runtime does (which starts Node from
- * the snapshot), or with `nodeArgs` as `node <nodeArgs> bin/netledger-ipam.d/netledger-ipam` (the
- * plain bundle).
+ * Runs the plugin synchronously: the executable itself (the static client), as a runtime does, or
+ * with `nodeArgs` as `node <nodeArgs> bin/netledger-ipam.d/netledger-ipam.mjs` (its fallback).
  */
 export function execPlugin(
   env: Record<string, string>,
@@ -73,7 +58,7 @@ export function execPlugin(
   nodeArgs: string[] = [],
 ): ExecResult {
   const [file, args] =
-    nodeArgs.length === 0 ? [PLUGIN, []] : [process.execPath, [...nodeArgs, LAUNCHER]];
+    nodeArgs.length === 0 ? [PLUGIN, []] : [process.execPath, [...nodeArgs, BUNDLE]];
   const r = spawnSync(file, args, { env, input: stdin, encoding: 'utf8' });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr, json: parse(r.stdout) };
 }

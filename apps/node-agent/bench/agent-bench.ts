@@ -1,6 +1,6 @@
 // netledger-node side by side with the exec path and with Debian's host-local, in one run on one
-// machine: ADD and DEL latency through the agent (the installed Perl executable, and the plugin's
-// own Node client from its snapshot), through today's exec path (the plugin in-process), and
+// machine: ADD and DEL latency through the agent (the installed static client), through the
+// client's Node.js fallback (no agent), and
 // host-local; 100 containers added at once through the agent vs host-local; and what one ADD and
 // one DEL cost the store in steady state on etcd (etcd's own gRPC counters) and on Kubernetes
 // (kube-apiserver's apiserver_request_total), agent vs exec path.
@@ -65,13 +65,11 @@ function ctl(env: Record<string, string>, args: string[]): void {
   if (r.status !== 0) throw new Error(`netledgerctl ${args.join(' ')}: ${r.stderr}${r.stdout}`);
 }
 
-/** Installs the plugin into `dir` for the agent on `socket`, with `client`; returns the launcher. */
-function install(o: { dir: string; socket: string; client: 'perl' | 'node' }): string {
-  const r = spawnSync(
-    join(BIN, 'netledger-ipam'),
-    ['install', '--bin-dir', o.dir, '--agent-socket', o.socket, '--agent-client', o.client],
-    { encoding: 'utf8' },
-  );
+/** Installs the plugin (the static client and its fallback) into `dir`; returns the client. */
+function install(o: { dir: string }): string {
+  const r = spawnSync(join(BIN, 'netledger-ipam'), ['install', '--bin-dir', o.dir], {
+    encoding: 'utf8',
+  });
   if (r.status !== 0) throw new Error(`install: ${r.stderr}`);
   return join(o.dir, 'netledger-ipam');
 }
@@ -170,9 +168,9 @@ const requests = (name: string, value: number, target?: string): BenchResult => 
 
 function costResults(store: string, agent: StoreCost, plain: StoreCost): BenchResult[] {
   return [
-    ms(`${store}: ADD p50, through the agent (Perl client)`, p(agent.addMs, 50)),
+    ms(`${store}: ADD p50, through the agent (static client)`, p(agent.addMs, 50)),
     ms(`${store}: ADD p50, exec path`, p(plain.addMs, 50)),
-    ms(`${store}: DEL p50, through the agent (Perl client)`, p(agent.delMs, 50)),
+    ms(`${store}: DEL p50, through the agent (static client)`, p(agent.delMs, 50)),
     ms(`${store}: DEL p50, exec path`, p(plain.delMs, 50)),
     requests(`${store}: reads per ADD, through the agent (steady state)`, agent.add.reads, '0'),
     requests(`${store}: writes per ADD, through the agent (steady state)`, agent.add.writes),
@@ -202,8 +200,7 @@ async function latencyAndBurst(dir: string, results: BenchResult[]): Promise<voi
       cidr,
     ]);
   }
-  const perl = install({ dir: join(dir, 'perl'), socket, client: 'perl' });
-  const nodeClient = install({ dir: join(dir, 'node'), socket, client: 'node' });
+  const client = install({ dir: join(dir, 'bin') });
   const ipam = (path: string, agentSocket: string) =>
     JSON.stringify({
       cniVersion: '1.0.0',
@@ -233,9 +230,8 @@ async function latencyAndBurst(dir: string, results: BenchResult[]): Promise<voi
   });
   try {
     const paths = {
-      'through the agent (Perl client)': { plugin: perl, conf: agentConf },
-      'through the agent (Node client, snapshot)': { plugin: nodeClient, conf: agentConf },
-      'exec path (in-process)': { plugin: join(BIN, 'netledger-ipam'), conf: execConf },
+      'through the agent (static client)': { plugin: client, conf: agentConf },
+      'fallback (Node.js, no agent)': { plugin: client, conf: execConf },
       'host-local': { plugin: HOST_LOCAL, conf: hlConf },
     };
     const t = new Map(
@@ -253,9 +249,7 @@ async function latencyAndBurst(dir: string, results: BenchResult[]): Promise<voi
       }
     }
     for (const [name, { add, del }] of t) {
-      const target = name.startsWith('through the agent (Perl')
-        ? "<= host-local's ADD p50"
-        : undefined;
+      const target = name.startsWith('through the agent') ? "<= host-local's ADD p50" : undefined;
       results.push(
         ms(`ADD p50, ${name}`, p(add, 50), target),
         ms(`ADD p99, ${name}`, p(add, 99)),
@@ -264,28 +258,33 @@ async function latencyAndBurst(dir: string, results: BenchResult[]): Promise<voi
       );
     }
     const hl = t.get('host-local')!;
-    const viaPerl = t.get('through the agent (Perl client)')!;
-    const execPath = t.get('exec path (in-process)')!;
+    const viaAgent = t.get('through the agent (static client)')!;
+    const execPath = t.get('fallback (Node.js, no agent)')!;
     results.push(
       {
-        name: 'ADD p50 ratio agent (Perl client) / host-local',
-        value: p(viaPerl.add, 50) / p(hl.add, 50),
+        name: 'ADD p50 ratio agent (static client) / host-local',
+        value: p(viaAgent.add, 50) / p(hl.add, 50),
         unit: 'x',
         better: 'lower',
         target: '<= 1',
       },
       {
-        name: 'ADD p50 ratio exec path / host-local',
+        name: 'ADD p50 ratio fallback / host-local',
         value: p(execPath.add, 50) / p(hl.add, 50),
         unit: 'x',
         better: 'lower',
       },
     );
 
-    const agentBurst = await burst({ plugin: perl, conf: agentConf, prefix: 'b', command: 'ADD' });
+    const agentBurst = await burst({
+      plugin: client,
+      conf: agentConf,
+      prefix: 'b',
+      command: 'ADD',
+    });
     const hlBurst = await burst({ plugin: HOST_LOCAL, conf: hlConf, prefix: 'b', command: 'ADD' });
     const agentBurstDel = await burst({
-      plugin: perl,
+      plugin: client,
       conf: agentConf,
       prefix: 'b',
       command: 'DEL',
@@ -304,7 +303,7 @@ async function latencyAndBurst(dir: string, results: BenchResult[]): Promise<voi
       ...(target && { target }),
     });
     results.push(
-      s(`${CONCURRENT} concurrent ADDs, through the agent (Perl client; wall)`, agentBurst),
+      s(`${CONCURRENT} concurrent ADDs, through the agent (static client; wall)`, agentBurst),
       s(`${CONCURRENT} concurrent ADDs, host-local (wall)`, hlBurst),
       {
         name: `${CONCURRENT} concurrent ADDs ratio agent / host-local`,
@@ -313,7 +312,7 @@ async function latencyAndBurst(dir: string, results: BenchResult[]): Promise<voi
         better: 'lower',
         target: '<= 2',
       },
-      s(`${CONCURRENT} concurrent DELs, through the agent (Perl client; wall)`, agentBurstDel),
+      s(`${CONCURRENT} concurrent DELs, through the agent (static client; wall)`, agentBurstDel),
       s(`${CONCURRENT} concurrent DELs, host-local (wall)`, hlBurstDel),
     );
   } finally {
@@ -329,7 +328,7 @@ async function etcdCost(dir: string, results: BenchResult[]): Promise<void> {
     ctl(etcdEnv, ['ippool', 'create', '--name', 'bench', '--cidr', '10.73.0.0/16']);
     ctl(etcdEnv, ['node', 'create', NODE]);
     const socket = join(dir, 'etcd-run', 'node.sock');
-    const plugin = install({ dir: join(dir, 'etcd-bin'), socket, client: 'perl' });
+    const plugin = install({ dir: join(dir, 'etcd-bin') });
     agent = await startNodeAgent({
       bin: AGENT,
       nodename: NODE,
@@ -405,7 +404,7 @@ async function kubernetesCost(dir: string, results: BenchResult[]): Promise<void
     };
     const pluginKubeconfig = kubeconfigAs('cni-plugin');
     const socket = join(dir, 'k8s-run', 'node.sock');
-    const plugin = install({ dir: join(dir, 'k8s-bin'), socket, client: 'perl' });
+    const plugin = install({ dir: join(dir, 'k8s-bin') });
     agent = await startNodeAgent({
       bin: AGENT,
       nodename: NODE,
@@ -461,7 +460,7 @@ async function main(): Promise<void> {
   writeBenchResults('node-agent', {
     title: 'netledger-node, the node agent, beside the exec path and host-local',
     command: 'pnpm build && pnpm bench --filter=@netledger/node-agent',
-    notes: `Latency: ${ROUNDS} rounds (after ${WARM_UP} warm-up rounds) of an ADD then a DEL on each path, interleaved so all see the same load: the plugin installed with \`netledger-ipam install --agent-socket\` reaching a running netledger-node through the installed executable, which is the Perl client, or through the plugin's own Node client (started from its snapshot); bin/netledger-ipam running the command in-process (its config naming a socket nobody listens on); Debian's host-local on a /16. File store; no bridge plugin. Bursts: ${CONCURRENT} ADDs started at once, then their DELs, through the agent and with host-local. Store cost (and those requests' p50): ${STEADY} sequential ADDs then their DELs after one warm-up ADD, counted by the store itself (etcd 3.4's grpc_server_started_total: Range is a read, Txn/Put/DeleteRange a write, the HTTP gateway's included; kube-apiserver's apiserver_request_total over Calico's CRDs, nodes, pods and namespaces: GET/LIST/WATCH are reads), first through the agent, then on the exec path with the agent stopped. On Kubernetes the agent runs as the netledger-node-agent ServiceAccount (apps/node-agent/deploy/rbac.yaml), the plugin as netledger-cni-plugin.`,
+    notes: `Latency: ${ROUNDS} rounds (after ${WARM_UP} warm-up rounds) of an ADD then a DEL on each path, interleaved so all see the same load: the plugin installed with \`netledger-ipam install\` reaching a running netledger-node through the installed static client; the same client running its Node.js fallback (its config naming a socket nobody listens on); Debian's host-local on a /16. File store; no bridge plugin. Bursts: ${CONCURRENT} ADDs started at once, then their DELs, through the agent and with host-local. Store cost (and those requests' p50): ${STEADY} sequential ADDs then their DELs after one warm-up ADD, counted by the store itself (etcd 3.4's grpc_server_started_total: Range is a read, Txn/Put/DeleteRange a write, the HTTP gateway's included; kube-apiserver's apiserver_request_total over Calico's CRDs, nodes, pods and namespaces: GET/LIST/WATCH are reads), first through the agent, then on the exec path with the agent stopped. On Kubernetes the agent runs as the netledger-node-agent ServiceAccount (apps/node-agent/deploy/rbac.yaml), the plugin as netledger-cni-plugin.`,
     results,
   });
 }

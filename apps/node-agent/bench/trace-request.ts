@@ -1,6 +1,6 @@
 // Where one request's time goes, through the agent on the file store: runs netledger-node
 // in-process with its file calls stamped (node:fs, sync and promise APIs, file handles), sends
-// sequential ADDs then DELs through an installed plugin's launcher (the real client), and prints,
+// sequential ADDs then DELs through an installed plugin's static client, and prints,
 // per command, the medians of: the client's wall time, the agent's (request in, answer out), and
 // within the agent the time and count of the host lock's file calls, the store lock's, the store's
 // reads, its writes and each fsync, the rest being JavaScript. A measuring tool, not a benchmark:
@@ -172,15 +172,7 @@ async function main(): Promise<void> {
     },
   );
   if (ctl.status !== 0) throw new Error(String(ctl.stderr));
-  const inst = spawnSync(join(BIN, 'netledger-ipam'), [
-    'install',
-    '--bin-dir',
-    join(dir, 'bin'),
-    '--agent-socket',
-    socket,
-    '--agent-client',
-    'perl',
-  ]);
+  const inst = spawnSync(join(BIN, 'netledger-ipam'), ['install', '--bin-dir', join(dir, 'bin')]);
   if (inst.status !== 0) throw new Error(String(inst.stderr));
   const plugin = join(dir, 'bin', 'netledger-ipam');
   const conf = JSON.stringify({
@@ -212,6 +204,7 @@ async function main(): Promise<void> {
     osHostname: () => 'n1',
     kubeApi: undefined,
     version: 'trace',
+    defaultLockHelpers: [join(dir, 'bin', 'netledger-ipam')],
   });
   while (!existsSync(socket)) await new Promise((r) => setTimeout(r, 20));
   const run = (command: string, id: string) =>

@@ -10,6 +10,8 @@ export type AgentArgs =
       readonly nodename: string;
       readonly socket: string;
       readonly logLevel: LogLevel;
+      /** The static client whose lock helper holds the host lock (`--lock-helper`). */
+      readonly lockHelper?: string;
     }
   | { readonly verb: 'status'; readonly socket: string };
 
@@ -19,7 +21,7 @@ export class AgentUsageError extends Error {
 }
 
 /** The usage text. */
-export const USAGE = `Usage: netledger-node --nodename NAME [--socket PATH] [--log-level LEVEL]
+export const USAGE = `Usage: netledger-node --nodename NAME [--socket PATH] [--log-level LEVEL] [--lock-helper PATH]
        netledger-node status [--socket PATH]
 
 Runs the node agent: serves netledger-ipam's ADD, DEL, CHECK, GC and STATUS for node NAME on the
@@ -38,6 +40,9 @@ not use PATH (permission denied: only the agent's user, root, may).
   --nodename NAME     the node this agent serves (requests for another node are sent back)
   --socket PATH       the unix socket (absolute)
   --log-level LEVEL   debug, info (default), warning, error
+  --lock-helper PATH  the static client netledger-ipam, which holds the host lock (flock on each
+                      request's ipam_lock_file, as calico-ipam takes it); default: the one beside
+                      this executable, else /opt/cni/bin/netledger-ipam
 `;
 
 const NODENAME = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/i;
@@ -54,7 +59,9 @@ export function parseAgentArgs(argv: readonly string[]): AgentArgs {
   if (argv.includes('--version')) return { verb: 'version' };
   const status = argv[0] === 'status';
   const values = new Map<string, string>();
-  const allowed = status ? ['--socket'] : ['--nodename', '--socket', '--log-level'];
+  const allowed = status
+    ? ['--socket']
+    : ['--nodename', '--socket', '--log-level', '--lock-helper'];
   for (let i = status ? 1 : 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const eq = arg.indexOf('=');
@@ -78,5 +85,15 @@ export function parseAgentArgs(argv: readonly string[]): AgentArgs {
   if (!(LEVELS as readonly string[]).includes(level)) {
     throw new AgentUsageError(`--log-level ${level}: not one of ${LEVELS.join(', ')}`);
   }
-  return { verb: 'run', nodename, socket, logLevel: level as LogLevel };
+  const lockHelper = values.get('--lock-helper');
+  if (lockHelper !== undefined && !isAbsolute(lockHelper)) {
+    throw new AgentUsageError(`--lock-helper ${lockHelper}: not an absolute path`);
+  }
+  return {
+    verb: 'run',
+    nodename,
+    socket,
+    logLevel: level as LogLevel,
+    ...(lockHelper !== undefined && { lockHelper }),
+  };
 }

@@ -2,6 +2,7 @@
 // options and the host's name sources to runAgent, and exit with its status.
 import { readFile } from 'node:fs/promises';
 import { homedir, hostname } from 'node:os';
+import { dirname, join } from 'node:path';
 import { defaultDatastorePath } from '@netledger/datastore-file';
 import { AGENT_FILE_STORE_OPTIONS } from './agent-store-options.js';
 import { runAgent } from './run-agent.js';
@@ -23,6 +24,12 @@ const code = await runAgent({
   stderr: (t) => void process.stderr.write(t),
   stopSignal,
   version: '0.1.0',
+  // The static client beside this executable (bin/, an image's directory), else where a node's
+  // CNI plugins live.
+  defaultLockHelpers: [
+    ...(process.argv[1] ? [join(dirname(process.argv[1]), 'netledger-ipam')] : []),
+    '/opt/cni/bin/netledger-ipam',
+  ],
   // etcd through its HTTP gateway, as the plugin reaches it; the gRPC client is not built in.
   opener: {
     user,

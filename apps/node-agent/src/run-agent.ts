@@ -1,14 +1,19 @@
 // What netledger-node does between argv and an exit status: read its arguments and the store's
 // settings, open the store once behind a watch-fed mirror, serve the plugin's requests on the
 // socket until told to stop, then drain and close.
-import { createLogger, reusedHostLock, serveAgentRequest, storeIdentity } from '@netledger/cni';
+import { existsSync } from 'node:fs';
+import {
+  createFlockHostLock,
+  createLogger,
+  serveAgentRequest,
+  storeIdentity,
+} from '@netledger/cni';
 import type { AgentScope, PluginDeps } from '@netledger/cni';
 import {
   AgentSocketError,
   createAgentMetrics,
   createAgentStore,
   queryAgentStatus,
-  queuedHostLock,
   serveTrusting,
   startAgentServer,
 } from '@netledger/cni/agent';
@@ -46,6 +51,8 @@ export interface AgentProcess {
   /** The Kubernetes API on the store's connection (`kubeObjectReaderOf`), for pods' annotations. */
   readonly kubeApi: PluginDeps['kubeApi'];
   readonly version: string;
+  /** Where the static client (the lock helper) is looked for when `--lock-helper` names none. */
+  readonly defaultLockHelpers: readonly string[];
 }
 
 type RunArgs = Extract<AgentArgs, { verb: 'run' }>;
@@ -106,6 +113,13 @@ async function serveNode(args: RunArgs, p: AgentProcess): Promise<number> {
     return status;
   };
   const log = createLogger({ level: args.logLevel, write: p.stderr });
+  const lockHelper = args.lockHelper ?? p.defaultLockHelpers.find((h) => existsSync(h));
+  if (lockHelper === undefined || !existsSync(lockHelper)) {
+    return fail(
+      EXIT.failure,
+      `no static client to hold the host lock at ${args.lockHelper ?? p.defaultLockHelpers.join(' or ')}: install netledger-ipam (netledger-ipam install --bin-dir DIR) or give --lock-helper PATH`,
+    );
+  }
   let config: DatastoreConfig;
   try {
     config = resolveDatastoreConfig([readEnvSettings(p.env)]);
@@ -139,13 +153,13 @@ async function serveNode(args: RunArgs, p: AgentProcess): Promise<number> {
     store: storeIdentity(config, p.defaultFilePath),
     storeOf: (c) => storeIdentity(c, p.defaultFilePath),
   };
-  const hostLock = reusedHostLock();
+  // flock(2) on each request's ipam_lock_file through one lock helper; the agent's requests queue
+  // for it in memory, in arrival order.
+  const hostLock = createFlockHostLock({ helper: lockHelper });
   const deps: PluginDeps = {
     openDatastore: async () => shared,
     ipamClient: () => client,
-    // The agent's requests queue in memory for the host lock; only the first waits on the file,
-    // with a holder record and prepared file made once per lock path.
-    acquireLock: queuedHostLock(hostLock.acquire),
+    acquireLock: hostLock.acquire,
     readFile: p.readFile,
     osHostname: p.osHostname,
     ...(p.kubeApi && { kubeApi: () => p.kubeApi!(raw) }),

@@ -8,7 +8,7 @@ import { createIpamClient } from '@netledger/ipam-core';
 import { createTempDir, startEtcd, startNodeAgent } from '@netledger/testkit';
 import type { EtcdFixture, NodeAgentFixture } from '@netledger/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AGENT, addressOf, installPlugin, runCni, served } from './agent-harness.js';
+import { CLIENT, AGENT, addressOf, installPlugin, runCni, served } from './agent-harness.js';
 
 const NODE = 'etcd-agent-node';
 
@@ -49,7 +49,7 @@ beforeAll(async () => {
   await client.pools.create({ metadata: { name: 'pool1' }, spec: { cidr: '10.62.0.0/24' } });
   await client.nodes.create({ metadata: { name: NODE } });
   await ds.close();
-  plugin = installPlugin({ dir: join(tmp.path, 'bin'), socket, client: 'perl' });
+  plugin = installPlugin({ dir: join(tmp.path, 'bin') });
   agent = await startNodeAgent({
     bin: AGENT,
     nodename: NODE,
@@ -74,7 +74,7 @@ describe('netledger-node on etcd', () => {
     expect(viaPlugin).not.toBe(viaAgent);
     const { requests } = await a.status();
     const count = (outcome: string) =>
-      served(requests, { command: 'ADD', client: 'netledger-ipam-perl', outcome });
+      served(requests, { command: 'ADD', client: CLIENT, outcome });
     expect(count('answered')).toBe(1); // x-agent
     expect(count('redone')).toBe(1); // x-plugin again: its handle was there
     // Cross-path DELs free both.
@@ -120,7 +120,7 @@ describe('netledger-node on etcd', () => {
     const redone = async () =>
       served((await a.status()).requests, {
         command: 'DEL',
-        client: 'netledger-ipam-perl',
+        client: CLIENT,
         outcome: 'redone',
       });
     const redoneBefore = await redone();

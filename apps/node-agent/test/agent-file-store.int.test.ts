@@ -6,13 +6,21 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { dirname, join } from 'node:path';
-import { acquireHostLock, silentLogger } from '@netledger/cni';
 import { createFileDatastore } from '@netledger/datastore-file';
 import { createIpamClient, isIpamError } from '@netledger/ipam-core';
 import { createTempDir, startNodeAgent } from '@netledger/testkit';
 import type { NodeAgentFixture } from '@netledger/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { AGENT, addressOf, ctl, installPlugin, runCni, served } from './agent-harness.js';
+import {
+  addressOf,
+  AGENT,
+  CLIENT,
+  ctl,
+  holdHostLock,
+  installPlugin,
+  runCni,
+  served,
+} from './agent-harness.js';
 import type { CniRun } from './agent-harness.js';
 
 const NODE = 'agent-node';
@@ -22,8 +30,7 @@ let socket: string;
 let store: string;
 let twinStore: string;
 let lockFile: string;
-let perlPlugin: string;
-let nodePlugin: string;
+let plugin: string;
 let agent: NodeAgentFixture | undefined;
 
 const conf = (ipam: Record<string, unknown> = {}) => ({
@@ -94,8 +101,7 @@ beforeAll(async () => {
   for (const path of [store, twinStore]) {
     ctl(path, ['ippool', 'create', '--name', 'pool1', '--cidr', '10.61.0.0/24']);
   }
-  perlPlugin = installPlugin({ dir: join(tmp.path, 'perl'), socket, client: 'perl' });
-  nodePlugin = installPlugin({ dir: join(tmp.path, 'node'), socket, client: 'node' });
+  plugin = installPlugin({ dir: join(tmp.path, 'bin') });
 }, 120_000);
 
 afterEach(async () => {
@@ -130,62 +136,56 @@ describe('netledger-node on the file store', () => {
     expect(asNobody.stdout.trim()).toBe('EACCES');
   });
 
-  it.each([
-    ['Perl', 'netledger-ipam-perl'],
-    ['Node', 'netledger-ipam-node'],
-  ])(
-    'through its %s client, ADD, CHECK, a repeated ADD, DEL, GC and STATUS answer as the plugin in-process does',
-    async (which, client) => {
-      const a = await start();
-      const plugin = which === 'Perl' ? perlPlugin : nodePlugin;
-      const id = (n: string) => `${which.toLowerCase()}-${n}`;
-      // The twin store is not the agent's: the agent sends those requests back, and the plugin
-      // runs them in-process, on an identical store.
-      const steps: [string, string, Record<string, unknown>][] = [
-        ['ADD', id('a'), {}],
-        ['ADD', id('b'), {}],
-        ['ADD', id('a'), {}],
-        ['CHECK', id('b'), {}],
-        ['DEL', id('b'), {}],
-        ['DEL', id('b'), {}],
-        ['CHECK', id('b'), {}],
-        ['ADD', id('c'), { ipv4_pools: ['missing'] }],
-        ['GC', id('-'), {}],
-        ['STATUS', id('-'), {}],
-      ];
-      const gcList = { 'cni.dev/valid-attachments': [{ containerID: id('a') }] };
-      for (const [command, containerId, ipam] of steps) {
-        const on = (path: string) => ({
-          ...conf({ ...ipam, datastore_path: path }),
-          ...(command === 'GC' && gcList),
-        });
-        const viaAgent = await runCni({ plugin, command, containerId, conf: on(store) });
-        const inProcess = await runCni({ plugin, command, containerId, conf: on(twinStore) });
-        const what = `${command} ${containerId}: ${viaAgent.stdout}${viaAgent.stderr}`;
-        expect({ status: viaAgent.status, stdout: viaAgent.stdout }, what).toEqual({
-          status: inProcess.status,
-          stdout: inProcess.stdout,
-        });
-      }
-      const { requests } = await a.status();
-      const count = (command: string, outcome: string) =>
-        served(requests, { command, client, outcome });
-      expect(count('ADD', 'answered')).toBe(2); // a, b
-      // a again (it holds an address), c (refused: no such pool) read their handle after all.
-      expect(count('ADD', 'redone')).toBe(2);
-      expect(count('ADD', 'fallback')).toBe(4); // the twin's
-      expect(count('DEL', 'answered') + count('CHECK', 'answered')).toBe(4);
-      expect(count('GC', 'answered') + count('STATUS', 'answered')).toBe(2);
-      // Both stores hold the same: what each path allocated.
-      expect([...(await allocations(store)).values()]).toEqual([
-        ...(await allocations(twinStore)).values(),
-      ]);
-    },
-  );
+  it('through the static client, ADD, CHECK, a repeated ADD, DEL, GC and STATUS answer as the plugin in-process does', async () => {
+    const a = await start();
+    const client = CLIENT;
+    const id = (n: string) => `static-${n}`;
+    // The twin store is not the agent's: the agent sends those requests back, and the plugin
+    // runs them in-process, on an identical store.
+    const steps: [string, string, Record<string, unknown>][] = [
+      ['ADD', id('a'), {}],
+      ['ADD', id('b'), {}],
+      ['ADD', id('a'), {}],
+      ['CHECK', id('b'), {}],
+      ['DEL', id('b'), {}],
+      ['DEL', id('b'), {}],
+      ['CHECK', id('b'), {}],
+      ['ADD', id('c'), { ipv4_pools: ['missing'] }],
+      ['GC', id('-'), {}],
+      ['STATUS', id('-'), {}],
+    ];
+    const gcList = { 'cni.dev/valid-attachments': [{ containerID: id('a') }] };
+    for (const [command, containerId, ipam] of steps) {
+      const on = (path: string) => ({
+        ...conf({ ...ipam, datastore_path: path }),
+        ...(command === 'GC' && gcList),
+      });
+      const viaAgent = await runCni({ plugin, command, containerId, conf: on(store) });
+      const inProcess = await runCni({ plugin, command, containerId, conf: on(twinStore) });
+      const what = `${command} ${containerId}: ${viaAgent.stdout}${viaAgent.stderr}`;
+      expect({ status: viaAgent.status, stdout: viaAgent.stdout }, what).toEqual({
+        status: inProcess.status,
+        stdout: inProcess.stdout,
+      });
+    }
+    const { requests } = await a.status();
+    const count = (command: string, outcome: string) =>
+      served(requests, { command, client, outcome });
+    expect(count('ADD', 'answered')).toBe(2); // a, b
+    // a again (it holds an address), c (refused: no such pool) read their handle after all.
+    expect(count('ADD', 'redone')).toBe(2);
+    expect(count('ADD', 'fallback')).toBe(4); // the twin's
+    expect(count('DEL', 'answered') + count('CHECK', 'answered')).toBe(4);
+    expect(count('GC', 'answered') + count('STATUS', 'answered')).toBe(2);
+    // Both stores hold the same: what each path allocated.
+    expect([...(await allocations(store)).values()]).toEqual([
+      ...(await allocations(twinStore)).values(),
+    ]);
+  });
 
   it('refuses malformed requests (400, 404, 405, 413) without touching the store', async () => {
     const a = await start();
-    await runCni({ plugin: perlPlugin, command: 'ADD', containerId: 'warm', conf: conf() });
+    await runCni({ plugin, command: 'ADD', containerId: 'warm', conf: conf() });
     const before = readFileSync(store);
     const raw = (text: string | Buffer): Promise<string> =>
       new Promise((resolve, reject) => {
@@ -220,7 +220,7 @@ describe('netledger-node on the file store', () => {
   it('with no agent, the plugin runs in-process: no socket at all, or a dead agent’s socket left behind', async () => {
     rmSync(socket, { force: true }); // an earlier test's kill -9 left it
     const none = await runCni({
-      plugin: perlPlugin,
+      plugin,
       command: 'ADD',
       containerId: 'absent-1',
       conf: conf(),
@@ -230,10 +230,8 @@ describe('netledger-node on the file store', () => {
     const a = await start();
     await a.stop('SIGKILL');
     expect(statSync(socket).isSocket()).toBe(true);
-    for (const plugin of [perlPlugin, nodePlugin]) {
-      const r = await runCni({ plugin, command: 'ADD', containerId: 'absent-2', conf: conf() });
-      expect(r.status, r.stdout).toBe(0);
-    }
+    const r = await runCni({ plugin, command: 'ADD', containerId: 'absent-2', conf: conf() });
+    expect(r.status, r.stdout).toBe(0);
     const held = await allocations(store);
     expect(held.get('agentnet.absent-1')).toEqual([addressOf(none)]);
     expect(held.get('agentnet.absent-2')).toHaveLength(1);
@@ -241,7 +239,7 @@ describe('netledger-node on the file store', () => {
     // The next agent takes the stale socket over.
     const b = await start();
     const del = await runCni({
-      plugin: perlPlugin,
+      plugin,
       command: 'DEL',
       containerId: 'absent-2',
       conf: conf(),
@@ -250,7 +248,7 @@ describe('netledger-node on the file store', () => {
     expect(
       served((await b.status()).requests, {
         command: 'DEL',
-        client: 'netledger-ipam-perl',
+        client: CLIENT,
         outcome: 'answered',
       }),
     ).toBe(1);
@@ -259,29 +257,29 @@ describe('netledger-node on the file store', () => {
 
   it('serialises with the host lock: an ADD waits while the lock is held, and agent and in-process ADDs interleave without sharing an address', async () => {
     const a = await start();
-    const held = await acquireHostLock({ path: lockFile, timeoutMs: 10_000, log: silentLogger });
+    const held = await holdHostLock(lockFile);
     let released = false;
     let waiting: Promise<CniRun>;
     try {
       const before = readFileSync(store);
-      waiting = runCni({ plugin: perlPlugin, command: 'ADD', containerId: 'lock-0', conf: conf() });
+      waiting = runCni({ plugin, command: 'ADD', containerId: 'lock-0', conf: conf() });
       await vi.waitFor(async () => expect((await a.status()).inFlight).toBe(1), {
         timeout: 20_000,
       });
       // In flight, behind the lock: nothing written yet.
       expect(readFileSync(store).equals(before)).toBe(true);
-      await held!.release();
+      await held.release();
       released = true;
       expect((await waiting).status).toBe(0);
     } finally {
-      if (!released) await held?.release();
+      if (!released) await held.release();
     }
     // The same store and lock, half through the agent, half in-process (a config naming a socket
     // nobody listens on), all at once.
     const elsewhere = join(tmp.path, 'no-agent.sock');
     const runs = Array.from({ length: 16 }, (_, i) =>
       runCni({
-        plugin: perlPlugin,
+        plugin,
         command: 'ADD',
         containerId: `lock-${i + 1}`,
         conf: i % 2 === 0 ? conf() : conf({ agent_socket: elsewhere }),
@@ -294,9 +292,7 @@ describe('netledger-node on the file store', () => {
     const heldNow = await allocations(store);
     for (let i = 1; i <= 16; i++) expect(heldNow.get(`agentnet.lock-${i}`)).toEqual([given[i]]);
     const { requests } = await a.status();
-    expect(
-      served(requests, { command: 'ADD', client: 'netledger-ipam-perl', outcome: 'answered' }),
-    ).toBe(9);
+    expect(served(requests, { command: 'ADD', client: CLIENT, outcome: 'answered' })).toBe(9);
   }, 60_000);
 
   it('a second agent on the same socket refuses to start (exit 1) and the first serves on; an existing socket directory keeps its mode', async () => {
@@ -314,7 +310,7 @@ describe('netledger-node on the file store', () => {
       }),
     ).rejects.toThrow(/did not start \(exited\)[^]*another agent answers on/);
     const r = await runCni({
-      plugin: perlPlugin,
+      plugin,
       command: 'ADD',
       containerId: 'second',
       conf: conf(),
@@ -323,7 +319,7 @@ describe('netledger-node on the file store', () => {
     expect(
       served((await a.status()).requests, {
         command: 'ADD',
-        client: 'netledger-ipam-perl',
+        client: CLIENT,
         outcome: 'answered',
       }),
     ).toBe(1);
@@ -340,7 +336,7 @@ describe('netledger-node on the file store', () => {
       ['watch-2', 'watch-node-2'],
     ] as const) {
       const r = await runCni({
-        plugin: perlPlugin,
+        plugin,
         command: 'ADD',
         containerId,
         conf: conf({ agent_socket: elsewhere, nodename, ipv4_pools: ['watched'] }),
@@ -353,7 +349,7 @@ describe('netledger-node on the file store', () => {
     await vi.waitFor(
       async () => {
         const r = await runCni({
-          plugin: perlPlugin,
+          plugin,
           command: 'ADD',
           containerId: `witness-${probes++}`,
           conf: conf({ ipv4_pools: ['witness'] }),
@@ -363,7 +359,7 @@ describe('netledger-node on the file store', () => {
       { timeout: 20_000, interval: 50 },
     );
     const viaAgent = await runCni({
-      plugin: perlPlugin,
+      plugin,
       command: 'ADD',
       containerId: 'watch-3',
       conf: conf({ ipv4_pools: ['watched'] }),
@@ -372,7 +368,7 @@ describe('netledger-node on the file store', () => {
     expect(addressOf(viaAgent)).toMatch(/^10\.63\.0\./);
     const status = await a.status();
     const viaAgentCount = (outcome: string) =>
-      served(status.requests, { command: 'ADD', client: 'netledger-ipam-perl', outcome });
+      served(status.requests, { command: 'ADD', client: CLIENT, outcome });
     // The probes and watch-3 were the agent's (a probe before the view caught up is redone).
     expect(viaAgentCount('answered') + viaAgentCount('redone')).toBe(probes + 1);
     expect(status.storeResyncs).toBe(0);
@@ -382,16 +378,14 @@ describe('netledger-node on the file store', () => {
   it('sends back a request for another node; the plugin then runs it itself', async () => {
     const a = await start();
     const r = await runCni({
-      plugin: perlPlugin,
+      plugin,
       command: 'ADD',
       containerId: 'other',
       conf: conf({ nodename: 'another-node' }),
     });
     expect(r.status).toBe(0);
     const { requests } = await a.status();
-    expect(
-      served(requests, { command: 'ADD', client: 'netledger-ipam-perl', outcome: 'fallback' }),
-    ).toBe(1);
+    expect(served(requests, { command: 'ADD', client: CLIENT, outcome: 'fallback' })).toBe(1);
     expect(a.log()).toContain("(the config's node is another-node, the agent's agent-node)");
     const ds = await createFileDatastore({ path: store });
     try {
@@ -405,11 +399,11 @@ describe('netledger-node on the file store', () => {
   it('SIGTERM: the ADD in flight is answered, a new one falls back, the agent exits 0', async () => {
     const a = await start();
     // Hold the host lock: the agent's ADD waits for it, in flight.
-    const held = await acquireHostLock({ path: lockFile, timeoutMs: 10_000, log: silentLogger });
+    const held = await holdHostLock(lockFile);
     let released = false;
     try {
       const inFlight = runCni({
-        plugin: perlPlugin,
+        plugin,
         command: 'ADD',
         containerId: 'term-1',
         conf: conf(),
@@ -420,12 +414,12 @@ describe('netledger-node on the file store', () => {
       const exited = a.stop('SIGTERM');
       await vi.waitFor(() => expect(existsSync(socket)).toBe(false), { timeout: 20_000 });
       const after = runCni({
-        plugin: perlPlugin,
+        plugin,
         command: 'ADD',
         containerId: 'term-2',
         conf: conf(),
       });
-      await held!.release();
+      await held.release();
       released = true;
       const [first, second] = [await inFlight, await after];
       expect(first.status, first.stdout).toBe(0);
@@ -433,23 +427,23 @@ describe('netledger-node on the file store', () => {
       expect(addressOf(first)).not.toBe(addressOf(second));
       expect(await exited).toBe(0);
       expect(a.log()).toMatch(/SIGTERM: no new requests; finishing 1 in flight/);
-      expect(a.log()).toMatch(/ADD from netledger-ipam-perl: answered \(exit 0\)/);
+      expect(a.log()).toMatch(/ADD from netledger-ipam: answered \(exit 0\)/);
     } finally {
-      if (!released) await held?.release();
+      if (!released) await held.release();
     }
   }, 60_000);
 
   it('kill -9 of the agent with an ADD in flight (waiting for the host lock): the plugin runs it itself, one address, store consistent', async () => {
     const a = await start();
-    const held = await acquireHostLock({ path: lockFile, timeoutMs: 10_000, log: silentLogger });
+    const held = await holdHostLock(lockFile);
     let released = false;
     try {
-      const run = runCni({ plugin: perlPlugin, command: 'ADD', containerId: 'k9', conf: conf() });
+      const run = runCni({ plugin, command: 'ADD', containerId: 'k9', conf: conf() });
       await vi.waitFor(async () => expect((await a.status()).inFlight).toBe(1), {
         timeout: 20_000,
       });
       await a.stop('SIGKILL');
-      await held!.release();
+      await held.release();
       released = true;
       const r = await run;
       expect(r.status, r.stdout).toBe(0);
@@ -457,14 +451,14 @@ describe('netledger-node on the file store', () => {
       expect(ctl(store, ['ipam', 'check'])).toMatch(AUDIT_CLEAN);
       // Its retry, in-process too (the socket is stale), returns the same address.
       const again = await runCni({
-        plugin: perlPlugin,
+        plugin,
         command: 'ADD',
         containerId: 'k9',
         conf: conf(),
       });
       expect(addressOf(again)).toBe(addressOf(r));
     } finally {
-      if (!released) await held?.release();
+      if (!released) await held.release();
     }
   }, 60_000);
 
@@ -472,7 +466,7 @@ describe('netledger-node on the file store', () => {
     const a = await start();
     const ids = Array.from({ length: 30 }, (_, i) => `burst-${i}`);
     const runs = ids.map((containerId) =>
-      runCni({ plugin: perlPlugin, command: 'ADD', containerId, conf: conf() }),
+      runCni({ plugin, command: 'ADD', containerId, conf: conf() }),
     );
     // Kill it mid-burst: once some ADDs have landed and others have not.
     await vi.waitFor(
@@ -495,22 +489,16 @@ describe('netledger-node on the file store', () => {
     // A restarted agent serves the runtime's retries with what each container holds.
     const b = await start();
     const again = await Promise.all(
-      ids.map((containerId) =>
-        runCni({ plugin: perlPlugin, command: 'ADD', containerId, conf: conf() }),
-      ),
+      ids.map((containerId) => runCni({ plugin, command: 'ADD', containerId, conf: conf() })),
     );
     expect(again.map(addressOf)).toEqual(given);
     const dels = await Promise.all(
-      ids.map((containerId) =>
-        runCni({ plugin: perlPlugin, command: 'DEL', containerId, conf: conf() }),
-      ),
+      ids.map((containerId) => runCni({ plugin, command: 'DEL', containerId, conf: conf() })),
     );
     for (const r of dels) expect(r.status, r.stdout).toBe(0);
     expect([...(await allocations(store)).keys()].filter((h) => h.includes('burst-'))).toEqual([]);
     expect(ctl(store, ['ipam', 'check'])).toMatch(AUDIT_CLEAN);
     const { requests } = await b.status();
-    expect(
-      served(requests, { command: 'DEL', client: 'netledger-ipam-perl', outcome: 'answered' }),
-    ).toBe(30);
+    expect(served(requests, { command: 'DEL', client: CLIENT, outcome: 'answered' })).toBe(30);
   }, 180_000);
 });

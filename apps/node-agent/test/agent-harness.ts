@@ -1,6 +1,8 @@
-// What the agent's end-to-end tests share: the built executables, the plugin installed with an
-// agent client, and running it as a runtime does (CNI_* environment and the config on stdin).
-import { execFile, spawnSync } from 'node:child_process';
+// What the agent's end-to-end tests share: the built executables, the plugin installed (the static
+// client and its Node.js fallback), and running it as a runtime does (CNI_* environment and the
+// config on stdin).
+import { execFile, spawn, spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -17,36 +19,23 @@ export interface CniRun {
   readonly json: Record<string, unknown> | undefined;
 }
 
+/** The static client's name in the agent's counters (its User-Agent). */
+export const CLIENT = 'netledger-ipam';
+
 /**
- * Installs netledger-ipam from bin/ into `dir` (`netledger-ipam install`) with the agent socket
- * `socket` and the given client; returns the installed launcher.
+ * Installs netledger-ipam from bin/ into `dir` (`netledger-ipam install`): the static client,
+ * which asks the agent at each request's `agent_socket`, and its Node.js fallback. Returns the
+ * installed client.
  */
-export function installPlugin(args: {
-  dir: string;
-  socket: string;
-  client: 'perl' | 'node';
-}): string {
-  const r = spawnSync(
-    join(BIN_DIR, 'netledger-ipam'),
-    [
-      'install',
-      '--bin-dir',
-      args.dir,
-      '--agent-socket',
-      args.socket,
-      '--agent-client',
-      args.client,
-    ],
-    { encoding: 'utf8' },
-  );
+export function installPlugin(args: { dir: string }): string {
+  const r = spawnSync(join(BIN_DIR, 'netledger-ipam'), ['install', '--bin-dir', args.dir], {
+    encoding: 'utf8',
+  });
   if (r.status !== 0) throw new Error(`install failed: ${r.stderr}`);
-  if (args.client === 'perl' && !r.stdout.includes('node agent client: /')) {
-    throw new Error(`no Perl found for the agent client: ${r.stdout}`);
-  }
   return join(args.dir, 'netledger-ipam');
 }
 
-/** Runs `plugin` (a launcher) for one command, as a runtime does. */
+/** Runs `plugin` (the installed client) for one command, as a runtime does. */
 export function runCni(args: {
   plugin: string;
   command: string;
@@ -99,3 +88,30 @@ export const served = (
 ): number =>
   requests[`command="${labels.command}",client="${labels.client}",outcome="${labels.outcome}"`] ??
   0;
+
+/**
+ * Holds flock(2) on `path` from another process, as calico-ipam does while it runs (util-linux's
+ * flock(1); `-o`: its command does not inherit the lock). Resolves once it holds it.
+ */
+export async function holdHostLock(path: string): Promise<{ release(): Promise<void> }> {
+  mkdirSync(dirname(path), { recursive: true });
+  const child = spawn('flock', ['-o', path, 'sh', '-c', 'echo held; exec sleep 600'], {
+    stdio: ['ignore', 'pipe', 'ignore'],
+    detached: true,
+  });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout.once('data', () => resolve());
+    child.once('exit', (code) => reject(new Error(`flock ${path} exited ${code}`)));
+  });
+  const gone = new Promise((resolve) => child.once('exit', resolve));
+  return {
+    async release() {
+      try {
+        process.kill(-child.pid!, 'SIGKILL'); // flock and the command it started
+      } catch {
+        return; // already gone
+      }
+      await gone;
+    },
+  };
+}

@@ -1,5 +1,5 @@
-// A hung agent (stopped with SIGSTOP) must not hang pod starts: both clients give up on an answer
-// after `agent_answer_timeout` with "try again later" (11), a client that cannot even connect (the
+// A hung agent (stopped with SIGSTOP) must not hang pod starts: the static client gives up on an
+// answer after `agent_answer_timeout` with "try again later" (11), a client that cannot even connect (the
 // agent's queue full) runs the ADD itself after `agent_connect_timeout`, and once the agent runs
 // again it allocates nothing for the requests whose clients gave up. A client that goes away in
 // the middle of its request costs one log line.
@@ -11,15 +11,14 @@ import { createIpamClient, isIpamError } from '@netledger/ipam-core';
 import { createTempDir, startNodeAgent } from '@netledger/testkit';
 import type { NodeAgentFixture } from '@netledger/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { AGENT, addressOf, ctl, installPlugin, runCni, served } from './agent-harness.js';
+import { AGENT, CLIENT, addressOf, ctl, installPlugin, runCni, served } from './agent-harness.js';
 
 const NODE = 'stopped-node';
 
 let tmp: { path: string; remove: () => Promise<void> };
 let socket: string;
 let store: string;
-let perlPlugin: string;
-let nodePlugin: string;
+let plugin: string;
 let agent: NodeAgentFixture | undefined;
 let stopped = false;
 const fillers: Socket[] = [];
@@ -62,8 +61,7 @@ beforeAll(async () => {
   socket = join(tmp.path, 'run', 'node.sock');
   store = join(tmp.path, 'store', 'datastore.json');
   ctl(store, ['ippool', 'create', '--name', 'pool1', '--cidr', '10.65.0.0/24']);
-  perlPlugin = installPlugin({ dir: join(tmp.path, 'perl'), socket, client: 'perl' });
-  nodePlugin = installPlugin({ dir: join(tmp.path, 'node'), socket, client: 'node' });
+  plugin = installPlugin({ dir: join(tmp.path, 'bin') });
 }, 120_000);
 
 afterEach(async () => {
@@ -87,7 +85,7 @@ describe('netledger-node stopped (SIGSTOP)', () => {
       env: { NETLEDGER_DATASTORE_PATH: store },
     }));
     const warm = await runCni({
-      plugin: perlPlugin,
+      plugin,
       command: 'ADD',
       containerId: 'warm',
       conf: conf(),
@@ -97,10 +95,7 @@ describe('netledger-node stopped (SIGSTOP)', () => {
     stopped = true;
 
     // Connected and sent: the stopped agent's queue holds them; no answer comes.
-    for (const [plugin, containerId] of [
-      [perlPlugin, 'hung-perl'],
-      [nodePlugin, 'hung-node'],
-    ] as const) {
+    for (const containerId of ['hung-1', 'hung-2']) {
       const r = await runCni({ plugin, command: 'ADD', containerId, conf: conf() });
       expect(r.status, `${containerId}: ${r.stdout}${r.stderr}`).toBe(1);
       expect(r.json).toMatchObject({
@@ -109,7 +104,7 @@ describe('netledger-node stopped (SIGSTOP)', () => {
       });
     }
 
-    // Its queue full: the Perl client cannot connect, gives up after 1 s and runs the ADD itself.
+    // Its queue full: the client cannot connect, gives up after 1 s and runs the ADD itself.
     for (;;) {
       const refused = await new Promise<boolean>((resolve) => {
         const c = createConnection({ path: socket });
@@ -121,7 +116,7 @@ describe('netledger-node stopped (SIGSTOP)', () => {
       if (fillers.length > 5000) throw new Error('the agent’s queue never filled');
     }
     const itself = await runCni({
-      plugin: perlPlugin,
+      plugin,
       command: 'ADD',
       containerId: 'itself',
       conf: conf(),
@@ -134,25 +129,24 @@ describe('netledger-node stopped (SIGSTOP)', () => {
     // Resumed, it reads the two requests whose clients are gone, and does nothing for them.
     await vi.waitFor(
       async () => {
-        expect(await abandoned(a, 'netledger-ipam-perl')).toBe(1);
-        expect(await abandoned(a, 'netledger-ipam-node')).toBe(1);
+        expect(await abandoned(a, CLIENT)).toBe(2);
       },
       { timeout: 30_000, interval: 50 },
     );
-    expect(await held('stopnet.hung-perl')).toEqual([]);
-    expect(await held('stopnet.hung-node')).toEqual([]);
+    expect(await held('stopnet.hung-1')).toEqual([]);
+    expect(await held('stopnet.hung-2')).toEqual([]);
     expect(await held('stopnet.itself')).toEqual([addressOf(itself)]);
-    expect(a.log()).toMatch(/ADD from netledger-ipam-perl: abandoned \([^\n]*\)/);
+    expect(a.log()).toMatch(/ADD from netledger-ipam: abandoned \([^\n]*\)/);
     expect(a.log()).not.toMatch(/\n\s+at /);
     // The runtime's retry, once the agent runs again: answered by the agent.
     const retry = await runCni({
-      plugin: perlPlugin,
+      plugin,
       command: 'ADD',
-      containerId: 'hung-perl',
+      containerId: 'hung-1',
       conf: conf(),
     });
     expect(retry.status, retry.stdout).toBe(0);
-    expect(await held('stopnet.hung-perl')).toEqual([addressOf(retry)]);
+    expect(await held('stopnet.hung-1')).toEqual([addressOf(retry)]);
   }, 120_000);
 
   it('a client closing its connection in the middle of its request costs one log line, no stack trace', async () => {

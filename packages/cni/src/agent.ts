@@ -1,5 +1,5 @@
 // @netledger/cni/agent: the node agent's side of the plugin's requests (netledger-node): its
-// HTTP endpoint on a private unix socket, the versions it wrote, its host-lock queue, its counters
+// HTTP endpoint on a private unix socket, the versions it wrote, its counters
 // and what it mirrors. Apart from the main entry, so the plugin and the library's users load none
 // of it.
 
@@ -12,7 +12,5 @@ export { createAgentStore } from './agent/agent-store.js';
 export type { AgentStore, AgentStoreOptions } from './agent/agent-store.js';
 export { queryAgentStatus } from './agent/query-status.js';
 export type { AgentStatusQuery } from './agent/query-status.js';
-export { queuedHostLock } from './agent/queued-host-lock.js';
-export type { AcquireHostLock } from './agent/queued-host-lock.js';
 export { serveTrusting } from './agent/serve-trusting.js';
 export type { WrittenVersions } from './agent/written-versions.js';

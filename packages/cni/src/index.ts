@@ -32,8 +32,13 @@ export { resolveNodename } from './nodename.js';
 export type { NodenameSources } from './nodename.js';
 export { createLogger, silentLogger } from './logger.js';
 export type { Logger } from './logger.js';
-export { acquireHostLock, reusedHostLock } from './host-lock.js';
-export type { HostLock, HostLockOptions, ReusedHostLock } from './host-lock.js';
+export { createFlockHostLock } from './flock-host-lock.js';
+export type {
+  AcquireHostLock,
+  FlockHostLock,
+  HostLock,
+  HostLockOptions,
+} from './flock-host-lock.js';
 export { cmdAdd } from './cmd-add.js';
 export { cmdDel } from './cmd-del.js';
 export { cmdCheck } from './cmd-check.js';
@@ -63,9 +68,7 @@ export {
   answerResponse,
   decodeAgentRequest,
 } from './agent/agent-protocol.js';
-export type { AgentReply, AgentRequest } from './agent/agent-protocol.js';
-export { askAgent } from './agent/ask-agent.js';
-export type { AskAgentOptions, AskAgentResult } from './agent/ask-agent.js';
+export type { AgentRequest } from './agent/agent-protocol.js';
 export { createPresumingDatastore } from './agent/handle-presumption.js';
 export type { HandlePresumption, PresumingDatastore } from './agent/handle-presumption.js';
 export { serveAgentRequest } from './agent/serve-agent-request.js';

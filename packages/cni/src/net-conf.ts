@@ -74,7 +74,7 @@ export const DEFAULT_AGENT_SOCKET = '/run/netledger/node.sock';
  * runtime gives one CNI call (kubelet and containerd allow a few minutes at most), so a hung
  * agent costs a pod start a bounded wait, never the runtime's own timeout.
  */
-export const DEFAULT_AGENT_TIMEOUTS = { connect: 2, answer: 60 } as const;
+const DEFAULT_AGENT_TIMEOUTS = { connect: 2, answer: 60 } as const;
 /** The longest `agent_connect_timeout` and `agent_answer_timeout` accepted, in seconds. */
 const MAX_AGENT_TIMEOUTS = { connect: 60, answer: 600 } as const;
 

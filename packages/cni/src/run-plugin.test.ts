@@ -429,6 +429,7 @@ describe('error codes', () => {
           },
           {
             openDatastore: async () => h.ds,
+            acquireLock: async () => undefined,
             readFile: async () => undefined,
             osHostname: () => 'x',
           },

@@ -13,12 +13,11 @@ import { cmdDel } from './cmd-del.js';
 import { cmdGc } from './cmd-gc.js';
 import { cmdStatus } from './cmd-status.js';
 import type { CommandContext } from './command-context.js';
-import type { HostLock, HostLockOptions } from './host-lock.js';
+import type { AcquireHostLock } from './flock-host-lock.js';
 import { cmdAddK8s } from './k8s/k8s-add.js';
 import { cmdCheckK8s } from './k8s/k8s-check.js';
 import { cmdDelK8s } from './k8s/k8s-del.js';
 import type { KubeApi } from './k8s/kube-reads.js';
-import { acquireHostLock } from './host-lock.js';
 import type { Logger } from './logger.js';
 import { silentLogger } from './logger.js';
 import type { IpamConf } from './net-conf.js';
@@ -66,8 +65,11 @@ export interface PluginDeps extends NodenameSources {
   /** The logger for this invocation's config (default: silent). */
   readonly createLogger?: (ipam: IpamConf) => Logger;
   readonly clock?: Clock;
-  /** Default {@link acquireHostLock}. */
-  readonly acquireLock?: (opts: HostLockOptions) => Promise<HostLock | undefined>;
+  /**
+   * Takes the host lock for ADD, DEL and GC (`createFlockHostLock`'s, over the static client's lock
+   * helper; undefined: the request goes on unlocked).
+   */
+  readonly acquireLock: AcquireHostLock;
   readonly timeoutMs?: number;
   readonly lockTimeoutMs?: number;
   /** Printed (with the supported versions) on stderr when CNI_COMMAND is unset. */
@@ -212,7 +214,7 @@ export async function runCniPlugin(inv: PluginInvocation, deps: PluginDeps): Pro
     await deps.preloadDatastore?.(conf.ipam.datastore);
     const waitStart = Date.now();
     const lock = locked
-      ? await (deps.acquireLock ?? acquireHostLock)({
+      ? await deps.acquireLock({
           path: conf.ipam.lockFile,
           timeoutMs: deps.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
           log,

@@ -37,12 +37,6 @@ import type { LoadedStore } from './store-file.js';
 import { commitStoreFile, sweepTempFiles } from './store-file.js';
 import type { HistoryRecord } from './store-snapshot.js';
 
-/**
- * A fresh UUID drawn from the OS each time: Node's default keeps a cache of entropy, which a
- * process started from a V8 start-up snapshot (the CNI plugin) would replay from build time.
- */
-const freshUuid = (): string => randomUUID({ disableEntropyCache: true });
-
 /** Default for {@link FileDatastoreOptions.lockTimeoutMs}. */
 export const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
 /** Default for {@link FileDatastoreOptions.historyLimit}. */
@@ -152,7 +146,7 @@ async function openForWriting(
       // What crashed processes left: temp files of unfinished writes, prepared lock files.
       await sweepTempFiles(fs, path);
       await lock.sweep();
-      return openOrCreate(fs, path, { dirHandle, newStoreId: freshUuid });
+      return openOrCreate(fs, path, { dirHandle, newStoreId: () => randomUUID() });
     });
     return { initial, writer: { lock, dirHandle } };
   } catch (e) {
@@ -238,7 +232,10 @@ export async function createFileDatastore(options: FileDatastoreOptions = {}): P
     return queue.run(() =>
       withLock(lock, path, async () => {
         const base = await cache.refreshLocked();
-        const result = mutateSnapshot(base, mutations, { newUid: freshUuid, historyLimit });
+        const result = mutateSnapshot(base, mutations, {
+          newUid: () => randomUUID(),
+          historyLimit,
+        });
         const contents = serializeStoreDocument(result.snapshot);
         // `base` was just read and checked under the lock: it becomes the previous generation.
         const written = await commitStoreFile({

@@ -32,5 +32,6 @@ export type {
   NodeAgentFixture,
   NodeAgentFixtureOptions,
 } from './node-agent-fixture.js';
+export { staticClientBinary } from './static-client.js';
 export { describeMirrorContract } from './mirror-contract.js';
 export type { MirrorContractTarget, MirrorUnderTest } from './mirror-contract.js';

@@ -1,6 +1,7 @@
-// netledger-ipam through the real exec path (the launcher in bin/, as a runtime runs it), beside
-// Debian's host-local on an equal /24: ADD and DEL latency, the plugin's cost over Node's bare
-// start-up, and 100 containers added at once on one host (file store and etcd).
+// netledger-ipam through the real exec path (the static client in bin/ running its Node.js
+// fallback, as a runtime runs it with no node agent), beside Debian's host-local on an equal /24:
+// ADD and DEL latency, the plugin's cost over Node's bare start-up, and 100 containers added at
+// once on one host (file store and etcd).
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createEtcdDatastore } from '@netledger/datastore-etcd';
@@ -207,7 +208,7 @@ async function main(): Promise<void> {
   writeBenchResults('cni', {
     title: 'CNI IPAM plugin (exec path, one host)',
     command: 'pnpm build && pnpm bench --filter=@netledger/bench',
-    notes: `Each figure execs bin/netledger-ipam (the launcher a runtime would run) or /usr/lib/cni/host-local with CNI_* env and the config on stdin, without the bridge plugin. Latency: ${ROUNDS} rounds of ADD and DEL for each plugin and one \`node -e 0\`, interleaved so all see the same load; host-local's /24 equals netledger's pool. The "own work" is ADD p50 minus Node's bare start-up p50. Bursts start ${CONCURRENT} plugin processes at once on this 2-core machine against a fresh store with the host lock serialising them.`,
+    notes: `Each figure execs bin/netledger-ipam (the static client a runtime would run, serving through its Node.js fallback: no node agent) or /usr/lib/cni/host-local with CNI_* env and the config on stdin, without the bridge plugin. Latency: ${ROUNDS} rounds of ADD and DEL for each plugin and one \`node -e 0\`, interleaved so all see the same load; host-local's /24 equals netledger's pool. The "own work" is ADD p50 minus Node's bare start-up p50. Bursts start ${CONCURRENT} plugin processes at once on this 2-core machine against a fresh store with the host lock serialising them.`,
     results,
   });
 }

@@ -1,7 +1,8 @@
 // netledger-ipam on `datastore_type: kubernetes` through the real kube-apiserver
 // (tools/kube-test-apiserver, Calico's CRDs, the plugin's RBAC and ServiceAccount token), beside
-// the same plugin on etcd: ADD and DEL latency through the exec path (the launcher in bin/, as a
-// runtime runs it), interleaved so both see the same load, and the API requests one ADD costs.
+// the same plugin on etcd: ADD and DEL latency through the exec path (the static client in bin/
+// and its Node.js fallback, as a runtime runs it with no node agent), interleaved so both see the
+// same load, and the API requests one ADD costs.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createEtcdDatastore } from '@netledger/datastore-etcd';
@@ -216,7 +217,7 @@ async function main(): Promise<void> {
   writeBenchResults('cni-kubernetes', {
     title: 'CNI IPAM plugin on Kubernetes (exec path, real kube-apiserver)',
     command: 'pnpm build && pnpm bench --filter=@netledger/bench',
-    notes: `Each figure execs bin/netledger-ipam (the launcher a runtime would run) with CNI_* env and the config on stdin. ${ROUNDS} rounds (after ${WARM_UP} warm-up rounds), each an ADD on etcd, an ADD of a Kubernetes pod on the kubernetes datastore (the pod and its namespace read, the pool chosen by the pod's annotation), and an ADD on the kubernetes datastore without pod arguments, then their DELs, interleaved so all see the same load. The plugin authenticates with the cni-plugin ServiceAccount's token (apps/cni-plugin/deploy/rbac.yaml) over TLS to kube-apiserver v1.32 on Debian's etcd 3.4 (tools/kube-test-apiserver), a fresh connection per process. API requests: the API server's apiserver_request_total over Calico's CRDs, nodes, pods and namespaces for one more pod's ADD and DEL.`,
+    notes: `Each figure execs bin/netledger-ipam (the static client a runtime would run, serving through its Node.js fallback: no node agent) with CNI_* env and the config on stdin. ${ROUNDS} rounds (after ${WARM_UP} warm-up rounds), each an ADD on etcd, an ADD of a Kubernetes pod on the kubernetes datastore (the pod and its namespace read, the pool chosen by the pod's annotation), and an ADD on the kubernetes datastore without pod arguments, then their DELs, interleaved so all see the same load. The plugin authenticates with the cni-plugin ServiceAccount's token (apps/cni-plugin/deploy/rbac.yaml) over TLS to kube-apiserver v1.32 on Debian's etcd 3.4 (tools/kube-test-apiserver), a fresh connection per process. API requests: the API server's apiserver_request_total over Calico's CRDs, nodes, pods and namespaces for one more pod's ADD and DEL.`,
     results,
   });
 }

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 /** The workspace root (where pnpm-workspace.yaml is). */
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-/** The CNI plugin's installed launcher and netledgerctl, from `pnpm build`. */
+/** The CNI plugin's static client (its Node.js fallback beside it) and netledgerctl, from `pnpm build`. */
 export const PLUGIN = join(ROOT, 'bin', 'netledger-ipam');
 export const CTL = join(ROOT, 'bin', 'netledgerctl');
 export const KUBE_CONTROLLERS = join(ROOT, 'bin', 'netledger-kube-controllers');

@@ -6,7 +6,6 @@ import {
   answerResponse,
   decodeAgentRequest,
   encodeAgentRequest,
-  parseAgentResponse,
 } from './agent-protocol.js';
 
 const envKey = fc.string({ minLength: 1, maxLength: 12 }).filter((k) => !/[=\0]/.test(k));
@@ -60,72 +59,19 @@ describe('request body', () => {
   });
 });
 
-const http = (status: string, headers: Record<string, string>, body: Buffer | string): Buffer =>
-  Buffer.concat([
-    Buffer.from(
-      `HTTP/1.1 ${status}\r\n${Object.entries(headers)
-        .map(([k, v]) => `${k}: ${v}\r\n`)
-        .join('')}\r\n`,
-    ),
-    Buffer.from(body),
-  ]);
-
-describe('response', () => {
-  it('reads back an answer (stdout and stderr split, non-ASCII text intact)', () => {
-    const output = { stdout: '{"ips":["é"]}\n', stderr: 'log ü\n', exitCode: 1 as const };
-    const { headers, body } = answerResponse(output);
-    expect(parseAgentResponse(http('200 OK', headers, body))).toEqual({ kind: 'answer', output });
-  });
-
-  it('an empty stdout (DEL) is an answer', () => {
-    const { headers, body } = answerResponse({ stdout: '', stderr: '', exitCode: 0 });
-    expect(parseAgentResponse(http('200 OK', headers, body))).toEqual({
-      kind: 'answer',
-      output: { stdout: '', stderr: '', exitCode: 0 },
+describe('answer', () => {
+  it("frames the plugin's output as the static client reads it: stdout, then stderr, with their lengths", () => {
+    const { headers, body } = answerResponse({
+      stdout: '{"é":1}',
+      stderr: 'a log line\n',
+      exitCode: 1,
     });
-  });
-
-  it.each<[string, Buffer, string]>([
-    ['nothing (the agent died)', Buffer.alloc(0), 'no answer'],
-    ['headers cut short', Buffer.from('HTTP/1.1 200 OK\r\ncontent-len'), 'an incomplete answer'],
-    [
-      'a body cut short',
-      (() => {
-        const { headers, body } = answerResponse({ stdout: 'abcdef', stderr: '', exitCode: 0 });
-        return http('200 OK', headers, body.subarray(0, 3));
-      })(),
-      'an incomplete answer',
-    ],
-    [
-      'a 421 with its reason',
-      http('421 Misdirected Request', { 'x-netledger-fallback': 'another node' }, ''),
-      'the agent answered 421: another node',
-    ],
-    [
-      'a 400 with a body',
-      http('400 Bad Request', {}, 'bad entry'),
-      'the agent answered 400: bad entry',
-    ],
-    [
-      'an exit status that is not 0 or 1',
-      http(
-        '200 OK',
-        { 'content-length': '0', 'x-cni-exit-code': '7', 'x-cni-stdout-length': '0' },
-        '',
-      ),
-      'a malformed answer',
-    ],
-    [
-      'a stdout longer than the body',
-      http(
-        '200 OK',
-        { 'content-length': '1', 'x-cni-exit-code': '0', 'x-cni-stdout-length': '5' },
-        'x',
-      ),
-      'a malformed answer',
-    ],
-    ['garbage', Buffer.from('SSH-2.0\r\n\r\n'), 'the agent answered garbage'],
-  ])('%s is a fallback', (_, raw, reason) => {
-    expect(parseAgentResponse(raw)).toEqual({ kind: 'fallback', reason });
+    expect(headers).toEqual({
+      'x-cni-exit-code': '1',
+      'x-cni-stdout-length': String(Buffer.byteLength('{"é":1}')),
+      'content-type': 'application/octet-stream',
+      'content-length': String(body.length),
+    });
+    expect(body.toString('utf8')).toBe('{"é":1}a log line\n');
   });
 });

@@ -1,6 +1,7 @@
 // The wire format between netledger-ipam and netledger-node, the node agent: HTTP/1.0 over the
-// agent's unix socket, simple enough for a client written in a few lines of any language (the
-// installed plugin's Perl client, agent-client.pl, speaks it too). One request per connection.
+// agent's unix socket, one request per connection. The client is the static client
+// (apps/cni-plugin/client/agent.go), which reads the answer: a complete 200 with the headers below
+// is the plugin's output, anything else sends it to its Node.js fallback.
 import type { PluginOutput } from '../run-plugin.js';
 
 /** The agent's path for CNI commands (POST). */
@@ -80,12 +81,7 @@ export function agentHttpRequest(request: AgentRequest, client: string): Buffer 
   return Buffer.concat([Buffer.from(head, 'latin1'), body]);
 }
 
-/** The agent's answer: the plugin's output, or that the client must run the command itself. */
-export type AgentReply =
-  | { readonly kind: 'answer'; readonly output: PluginOutput }
-  | { readonly kind: 'fallback'; readonly reason: string };
-
-/** The status, headers and body of a served request ({@link parseAgentResponse} reads them). */
+/** The status, headers and body of a served request (the static client reads them). */
 export function answerResponse(output: PluginOutput): {
   headers: Record<string, string>;
   body: Buffer;
@@ -100,48 +96,5 @@ export function answerResponse(output: PluginOutput): {
       'content-length': String(body.length),
     },
     body,
-  };
-}
-
-const fallback = (reason: string): AgentReply => ({ kind: 'fallback', reason });
-
-/**
- * Reads the whole of what the agent sent back before closing the connection. Only a complete
- * `200` (Content-Length met exactly, an exit status of 0 or 1, a stdout length within the body)
- * is an answer; anything else (a refusal, a 421, a connection cut short by an agent that stopped
- * or crashed) is a fallback: the client then runs the command itself, which is safe because ADD,
- * DEL and GC are idempotent (an ADD the agent completed before dying is found and returned).
- */
-export function parseAgentResponse(raw: Buffer): AgentReply {
-  const headEnd = raw.indexOf('\r\n\r\n');
-  if (headEnd < 0) return fallback(raw.length === 0 ? 'no answer' : 'an incomplete answer');
-  const [statusLine = '', ...lines] = raw.toString('latin1', 0, headEnd).split('\r\n');
-  const status = /^HTTP\/1\.[01] (\d{3})\b/.exec(statusLine)?.[1];
-  const headers = new Map<string, string>();
-  for (const line of lines) {
-    const colon = line.indexOf(':');
-    if (colon > 0)
-      headers.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
-  }
-  const body = raw.subarray(headEnd + 4);
-  if (status !== '200') {
-    const why = headers.get(FALLBACK_HEADER) ?? body.toString('utf8').trim();
-    return fallback(`the agent answered ${status ?? 'garbage'}${why ? `: ${why}` : ''}`);
-  }
-  const length = Number(headers.get('content-length'));
-  const stdoutLength = Number(headers.get(STDOUT_LENGTH_HEADER));
-  const exit = headers.get(EXIT_CODE_HEADER);
-  if (!Number.isSafeInteger(length) || length !== body.length)
-    return fallback('an incomplete answer');
-  if ((exit !== '0' && exit !== '1') || !Number.isSafeInteger(stdoutLength))
-    return fallback('a malformed answer');
-  if (stdoutLength < 0 || stdoutLength > body.length) return fallback('a malformed answer');
-  return {
-    kind: 'answer',
-    output: {
-      stdout: body.toString('utf8', 0, stdoutLength),
-      stderr: body.toString('utf8', stdoutLength),
-      exitCode: exit === '0' ? 0 : 1,
-    },
   };
 }

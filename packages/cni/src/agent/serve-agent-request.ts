@@ -8,8 +8,7 @@ import { createLogger, silentLogger } from '../logger.js';
 import { resolveNodename } from '../nodename.js';
 import type { CniRequest } from '../cni-request.js';
 import { parseCniRequest } from '../cni-request.js';
-import { acquireHostLock } from '../host-lock.js';
-import type { HostLock } from '../host-lock.js';
+import type { HostLock } from '../flock-host-lock.js';
 import type { PluginDeps, PluginOutput } from '../run-plugin.js';
 import { runCniPlugin } from '../run-plugin.js';
 import { handleIdFor } from '../workload-identity.js';
@@ -144,7 +143,7 @@ export async function serveAgentRequest(o: ServeAgentRequestOptions): Promise<Ag
         ...o.deps,
         createLogger: (ipam) => createLogger({ level: ipam.logLevel, write: (l) => lines.push(l) }),
         acquireLock: async (lockOptions) => {
-          const lock = await (o.deps.acquireLock ?? acquireHostLock)(lockOptions);
+          const lock = await o.deps.acquireLock(lockOptions);
           if (o.signal?.aborted) {
             await lock?.release();
             throw new CniError(CniErrorCode.TryAgainLater, 'the client went away: nothing done');

@@ -1,19 +1,15 @@
-import { CniError } from '../cni-error.js';
-import { DEFAULT_AGENT_SOCKET } from '../net-conf.js';
-import { InstallError, installPlugin } from './install-plugin.js';
+import { CniError } from '@netledger/cni';
 import { INSTALL_USAGE, InstallUsageError, parseInstallArgs } from './install-args.js';
-import { pluginSourceDir } from './plugin-files.js';
+import { InstallError, installPlugin } from './install-plugin.js';
+import { CLIENT_ENV, staticClientBeside } from './plugin-files.js';
 
 /** What `netledger-ipam install` needs from its process. */
 export interface InstallIo {
-  /** The running bundle's directory (the plain entry), which holds the files to install. */
-  readonly selfDir?: string;
-  /** Node's options (`process.execArgv`): a `--snapshot-blob` there says where the plugin is. */
-  readonly execArgv: readonly string[];
-  /** The Node binary running the plugin (`process.execPath`), which the installed launcher starts. */
+  /** The running bundle's directory, which holds the fallback's files. */
+  readonly bundleDir: string;
+  readonly env: NodeJS.ProcessEnv;
+  /** The Node.js binary running the plugin (`process.execPath`): the fallback's. */
   readonly node: string;
-  /** The V8 flags the start-up snapshot is built and run with. */
-  readonly snapshotFlags: readonly string[];
   /** The directory relative paths in the arguments are resolved against (`process.cwd()`). */
   readonly cwd: string;
   readonly print: (text: string) => void;
@@ -21,7 +17,8 @@ export interface InstallIo {
 }
 
 /**
- * `netledger-ipam install ARGS`: installs the running plugin's files (installPlugin) and prints
+ * `netledger-ipam install ARGS`: installs the running plugin (installPlugin), the static client
+ * being the one that started it (`NETLEDGER_CLIENT`) or the build's beside the bundle, and prints
  * what it did, one line per file. Returns the exit status: 0, 1 for a failed install (message on
  * stderr), 2 for a usage error (message and usage on stderr).
  */
@@ -32,22 +29,12 @@ export function runInstall(argv: readonly string[], io: InstallIo): number {
   }
   try {
     const options = parseInstallArgs(argv, io.cwd);
-    const dir = pluginSourceDir({
-      execArgv: io.execArgv,
-      ...(io.selfDir !== undefined && { selfDir: io.selfDir }),
-    });
-    if (dir === undefined) throw new InstallError('cannot tell where the running plugin is');
-    const { files, agentClient } = installPlugin(options, {
-      dir,
-      node: io.node,
-      snapshotFlags: io.snapshotFlags,
-    });
+    const client = io.env[CLIENT_ENV] || staticClientBeside(io.bundleDir);
+    if (client === undefined) {
+      throw new InstallError(`no static client beside ${io.bundleDir}: run pnpm build`);
+    }
+    const files = installPlugin(options, { bundleDir: io.bundleDir, client, node: io.node });
     io.print(files.map((f) => `${f.action.padEnd(9)} ${f.path}\n`).join(''));
-    io.print(
-      agentClient === 'node'
-        ? 'node agent client: the plugin itself (Node)\n'
-        : `node agent client: ${agentClient} (while ${options.agentSocket ?? DEFAULT_AGENT_SOCKET} exists)\n`,
-    );
     if (options.confDir !== undefined) {
       io.print(
         `the example network uses pool ${options.pool}; create it with\n  netledgerctl ippool create --name ${options.network} --cidr ${options.pool}\n`,
