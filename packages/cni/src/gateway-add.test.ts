@@ -119,12 +119,46 @@ describe('ADD in gateway mode', () => {
     const out = await h.run('ADD', gateway());
     expect(out.json).toMatchObject({
       code: 999,
-      msg: "10.1.0.1, the gateway of 10.1.0.0/24, is allocated to handle old.c0: release it (netledgerctl ipam release --ip 10.1.0.1) before the segment's gateway can be reserved",
+      msg: '10.1.0.1, the gateway of 10.1.0.0/24, is allocated to handle old.c0: release it (netledgerctl ipam release --ip 10.1.0.1) before gateway mode can use the segment',
     });
     expect(await held(h, 'net1.c1')).toEqual([]);
     await expect(h.client.reservations.get(RESERVATION)).rejects.toMatchObject({
       code: 'DoesNotExist',
     });
+  });
+
+  it.each<[string, (h: Harness) => Promise<unknown>]>([
+    [
+      "calico-ipam's IP= on another network",
+      (h) =>
+        h.run('ADD', baseConf({ name: 'calico-net', type: 'calico' }), {
+          CNI_CONTAINERID: 'calico-ctr',
+          CNI_ARGS: 'IP=10.1.0.1',
+        }),
+    ],
+    [
+      'assignIp under another handle',
+      (h) =>
+        h.client.assignIp({
+          ip: '10.1.0.1',
+          hostname: NODE,
+          handleId: 'calico-net.calico-ctr',
+          intendedUse: 'Workload',
+        }),
+    ],
+  ])('never returns a gateway that %s took after the reservation was made', async (_, take) => {
+    const h = await createHarness();
+    expect((await h.run('ADD', gateway())).exitCode).toBe(0);
+    // A reservation keeps the address from auto-assignment only: a specific address is still
+    // given out (Calico's AssignIP does not read reservations either).
+    await take(h);
+    expect(await held(h, 'calico-net.calico-ctr')).toEqual(['10.1.0.1']);
+    const out = await h.run('ADD', gateway(), { CNI_CONTAINERID: 'c2' });
+    expect(out.json).toMatchObject({
+      code: 999,
+      msg: '10.1.0.1, the gateway of 10.1.0.0/24, is allocated to handle calico-net.calico-ctr: release it (netledgerctl ipam release --ip 10.1.0.1) before gateway mode can use the segment',
+    });
+    expect(await held(h, 'net1.c2')).toEqual([]);
   });
 
   it.each([
