@@ -191,3 +191,67 @@ describe('ADD in gateway mode', () => {
     expect(await h.client.reservations.list()).toEqual([]);
   });
 });
+
+describe('ADD without ipam.mode: the main plugin chooses', () => {
+  // What bridge and ptp hand their IPAM plugin: their own config, `type` theirs.
+  const under = (type: string, ipam: Record<string, unknown> = {}) =>
+    baseConf({ type, ipam: { ipv4_pools: ['pool0'], ...ipam } });
+
+  it.each(['bridge', 'ptp'])(
+    '%s gets gateway mode: the segment prefix and a gateway nobody else gets',
+    async (type) => {
+      const h = await createHarness();
+      const out = await h.run('ADD', under(type));
+      expect(out.json).toEqual({
+        cniVersion: '1.0.0',
+        ips: [{ address: expect.stringMatching(/^10\.1\.0\.\d+\/24$/), gateway: '10.1.0.1' }],
+        routes: [],
+      });
+      expect((await h.client.reservations.get(RESERVATION)).spec.reservedCIDRs).toEqual([
+        '10.1.0.1/32',
+        '10.1.0.0/32',
+        '10.1.0.255/32',
+      ]);
+    },
+  );
+
+  it('a conflist entry (bridge, name and cniVersion added by the runtime) gets gateway mode', async () => {
+    const h = await createHarness();
+    const entry = { type: 'bridge', bridge: 'cni0', isGateway: true, ipam: under('bridge').ipam };
+    const out = await h.run('ADD', { cniVersion: '1.1.0', name: 'net1', ...entry });
+    expect(out.json).toMatchObject({ ips: [{ gateway: '10.1.0.1' }] });
+  });
+
+  it('bridge without ipv4_pools is refused (7), naming the key and the main plugin, with nothing written', async () => {
+    const h = await createHarness({ registerNode: false });
+    const out = await h.run('ADD', baseConf({ type: 'bridge' }));
+    expect(out).toMatchObject({
+      exitCode: 1,
+      json: {
+        code: 7,
+        msg: 'network net1: gateway mode (the default under main plugin "bridge") needs ipv4_pools: the pools of the segment',
+      },
+    });
+    expect(await h.client.nodes.list()).toEqual([]);
+    expect(await h.client.reservations.list()).toEqual([]);
+    expect((await h.ds.list({ kind: 'IPAMBlock' })).items).toEqual([]);
+  });
+
+  it('an explicit "mode": "calico" under bridge keeps calico-ipam\'s result', async () => {
+    const h = await createHarness();
+    const out = await h.run('ADD', under('bridge', { mode: 'calico' }));
+    expect(out.json).toMatchObject({ ips: [{ address: expect.stringMatching(/\/26$/) }] });
+    expect((out.json!['ips'] as Record<string, unknown>[])[0]!['gateway']).toBeUndefined();
+    expect(await h.client.reservations.list()).toEqual([]);
+  });
+
+  it('DEL and CHECK of an attachment added in calico mode work after bridge moved to gateway mode', async () => {
+    const h = await createHarness();
+    const added = await h.run('ADD', under('bridge', { mode: 'calico' }));
+    expect(added.exitCode).toBe(0);
+    const conf = under('bridge');
+    expect((await h.run('CHECK', { ...conf, prevResult: added.json })).exitCode).toBe(0);
+    expect((await h.run('DEL', conf)).exitCode).toBe(0);
+    expect(await held(h, 'net1.c1')).toEqual([]);
+  });
+});

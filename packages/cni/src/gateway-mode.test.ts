@@ -72,6 +72,12 @@ describe('planGateway', () => {
   it.each<[string, GatewayConf, FamilyPools[], string]>([
     ['no pools named', none, [v4([], [])], '"mode": "gateway" needs ipv4_pools'],
     [
+      'no pools named under a main plugin that chose gateway mode',
+      { ...none, mainPlugin: 'bridge' },
+      [v4([], [])],
+      'network net: gateway mode (the default under main plugin "bridge") needs ipv4_pools: the pools of the segment',
+    ],
+    [
       'two pools and no segment',
       none,
       [v4([pool('a', '10.9.0.0/24'), pool('b', '10.9.1.0/24')])],

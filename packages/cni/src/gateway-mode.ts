@@ -69,9 +69,12 @@ function segmentFor(network: string, conf: GatewayConf, family: FamilyPools): Se
   const v = family.version;
   const configured = v === 4 ? conf.v4 : conf.v6;
   if (family.requested.length === 0) {
-    throw invalid(
-      `network ${network}: "mode": "gateway" needs ipv${v}_pools: the pools of the segment`,
-    );
+    // Gateway mode chosen by the main plugin: say which, so the user knows why it applies.
+    const why =
+      conf.mainPlugin === undefined
+        ? '"mode": "gateway"'
+        : `gateway mode (the default under main plugin ${JSON.stringify(conf.mainPlugin)})`;
+    throw invalid(`network ${network}: ${why} needs ipv${v}_pools: the pools of the segment`);
   }
   let subnet = configured.subnet;
   if (subnet === undefined) {
