@@ -68,12 +68,13 @@ heading(`netledger demo: cluster IPAM on the embedded file store, ${shown(store)
 console.log('1. An IP pool, 10.100.0.0/24, cut into /28 blocks:');
 ctl('ippool', 'create', '--name', 'demo-pool', '--cidr', '10.100.0.0/24', '--block-size', '28');
 
-// What a runtime hands the bridge plugin, which passes it on to its IPAM plugin unchanged.
+// What a runtime hands Calico's main plugin, which passes it on to its IPAM plugin unchanged:
+// under `calico` netledger-ipam answers as calico-ipam does (under `bridge` or `ptp` it would
+// default to gateway mode, which needs `ipv4_pools`: docs/cni.md, "Modes").
 const netconf = (node) => ({
   cniVersion: '1.0.0',
   name: 'k8s-pod-network',
-  type: 'bridge',
-  bridge: 'cni0',
+  type: 'calico',
   ipam: {
     type: 'netledger-ipam',
     nodename: node,

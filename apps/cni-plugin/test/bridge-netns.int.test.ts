@@ -2,8 +2,9 @@
 // (isGateway), and "ipam": netledger-ipam in gateway mode, and the same harness with Debian's
 // host-local on an equal /24, side by side. Neither may hand a container the bridge's gateway or
 // the subnet's network or broadcast address (which calico mode would: issue 14). netledger-ipam
-// runs three ways: on its own (bin/), installed with netledger-node serving it, and installed with
-// netledger-node stopped (killed: its socket left behind, the plugin runs every command itself).
+// runs three ways: on its own (bin/), with no `mode` (gateway mode is the default under bridge),
+// installed with netledger-node serving it, and installed with netledger-node stopped (killed: its
+// socket left behind, the plugin runs every command itself), both with `"mode": "gateway"`.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createFileDatastore } from '@netledger/datastore-file';
@@ -34,7 +35,11 @@ interface Variant {
   ipam(tmp: string): Record<string, unknown>;
 }
 
-const netledger = (name: string, tag: string, agent?: AgentMode): Variant => ({
+const netledger = (
+  name: string,
+  tag: string,
+  { agent, mode }: { agent?: AgentMode; mode?: 'gateway' } = {},
+): Variant => ({
   name,
   plugin: 'netledger-ipam',
   ...(agent && { agent }),
@@ -44,7 +49,7 @@ const netledger = (name: string, tag: string, agent?: AgentMode): Variant => ({
   reserved: ['10.123.0.0', '10.123.0.1', '10.123.0.255'],
   ipam: (tmp) => ({
     type: 'netledger-ipam',
-    mode: 'gateway',
+    ...(mode && { mode }),
     ipv4_pools: ['e2e'],
     nodename: 'e2e-node',
     datastore_path: join(tmp, 'store', 'datastore.json'),
@@ -55,9 +60,12 @@ const netledger = (name: string, tag: string, agent?: AgentMode): Variant => ({
 });
 
 const variants: Variant[] = [
-  netledger('netledger-ipam', 'nl'),
-  netledger('netledger-ipam through netledger-node', 'na', 'running'),
-  netledger('netledger-ipam with netledger-node stopped', 'ns', 'stopped'),
+  netledger('netledger-ipam without a mode', 'nl'),
+  netledger('netledger-ipam through netledger-node', 'na', { agent: 'running', mode: 'gateway' }),
+  netledger('netledger-ipam with netledger-node stopped', 'ns', {
+    agent: 'stopped',
+    mode: 'gateway',
+  }),
   {
     name: 'host-local',
     plugin: 'host-local',

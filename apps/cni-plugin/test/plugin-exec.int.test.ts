@@ -85,24 +85,32 @@ describe('netledger-ipam executable', () => {
     expect(r.stdout + r.stderr).not.toMatch(/\n\s+at .*:\d+:\d+/);
   });
 
-  it('a failed ADD with no ipam section registers nothing: no Node left in the store', async () => {
-    const empty = join(dir.path, 'empty', 'datastore.json');
-    const r = execPlugin(
-      cniEnv('ADD', 'no-ipam', { NETLEDGER_DATASTORE_PATH: empty }),
-      JSON.stringify({ cniVersion: '1.0.0', name: 'noipam', type: 'bridge' }),
-    );
-    expect(r).toMatchObject({
-      status: 1,
-      json: { code: 999, msg: 'cannot find a qualified ippool' },
-    });
-    const ds = await createFileDatastore({ path: empty });
-    try {
-      expect((await ds.list({ kind: 'Node' })).items).toEqual([]);
-      expect((await ds.list({ kind: 'IPAMHandle' })).items).toEqual([]);
-    } finally {
-      await ds.close();
-    }
-  });
+  it.each([
+    ['calico', 999, 'cannot find a qualified ippool'],
+    // bridge gets gateway mode, which needs the segment's pool: refused before anything is written.
+    [
+      'bridge',
+      7,
+      'network noipam: gateway mode (the default under main plugin "bridge") needs ipv4_pools: the pools of the segment',
+    ],
+  ])(
+    'a failed ADD under %s with no ipam section registers nothing: no Node left in the store',
+    async (type, code, msg) => {
+      const empty = join(dir.path, `empty-${type}`, 'datastore.json');
+      const r = execPlugin(
+        cniEnv('ADD', 'no-ipam', { NETLEDGER_DATASTORE_PATH: empty }),
+        JSON.stringify({ cniVersion: '1.0.0', name: 'noipam', type }),
+      );
+      expect(r).toMatchObject({ status: 1, json: { code, msg } });
+      const ds = await createFileDatastore({ path: empty });
+      try {
+        expect((await ds.list({ kind: 'Node' })).items).toEqual([]);
+        expect((await ds.list({ kind: 'IPAMHandle' })).items).toEqual([]);
+      } finally {
+        await ds.close();
+      }
+    },
+  );
 
   it('ADD registers the node, CHECK passes, DEL releases, CHECK then fails', async () => {
     const add = execPlugin(

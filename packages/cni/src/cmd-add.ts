@@ -100,7 +100,7 @@ async function assign(
   const { conf, client, workload } = ctx;
   const { handleId, attachment, requested, plan } = a;
   const ip = ctx.cniArgs.ip;
-  if (plan) await ensureGatewayReservation(client, plan, ctx.log);
+  if (plan) await ensureGatewayReservation(ctx, plan);
   const attrs = {
     ...allocationAttrs({
       nodename: ctx.nodename,

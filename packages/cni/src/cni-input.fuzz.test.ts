@@ -123,7 +123,7 @@ const netconf = fc.record(
   {
     cniVersion: fc.oneof(fc.constantFrom('0.3.1', '0.4.0', '1.0.0', '1.1.0', '2.0.0'), anyJson),
     name: fc.oneof(fc.constant('net1'), word, anyJson),
-    type: fc.constant('bridge'),
+    type: fc.oneof(fc.constantFrom('bridge', 'calico', 'macvlan', 'netledger-ipam'), anyJson),
     ipam: fc.oneof(ipamSection, anyJson),
     prevResult: fc.oneof(
       fc.record({

@@ -119,12 +119,46 @@ describe('ADD in gateway mode', () => {
     const out = await h.run('ADD', gateway());
     expect(out.json).toMatchObject({
       code: 999,
-      msg: "10.1.0.1, the gateway of 10.1.0.0/24, is allocated to handle old.c0: release it (netledgerctl ipam release --ip 10.1.0.1) before the segment's gateway can be reserved",
+      msg: '10.1.0.1, the gateway of 10.1.0.0/24, is allocated to handle old.c0: release it (netledgerctl ipam release --ip 10.1.0.1) before gateway mode can use the segment',
     });
     expect(await held(h, 'net1.c1')).toEqual([]);
     await expect(h.client.reservations.get(RESERVATION)).rejects.toMatchObject({
       code: 'DoesNotExist',
     });
+  });
+
+  it.each<[string, (h: Harness) => Promise<unknown>]>([
+    [
+      "calico-ipam's IP= on another network",
+      (h) =>
+        h.run('ADD', baseConf({ name: 'calico-net', type: 'calico' }), {
+          CNI_CONTAINERID: 'calico-ctr',
+          CNI_ARGS: 'IP=10.1.0.1',
+        }),
+    ],
+    [
+      'assignIp under another handle',
+      (h) =>
+        h.client.assignIp({
+          ip: '10.1.0.1',
+          hostname: NODE,
+          handleId: 'calico-net.calico-ctr',
+          intendedUse: 'Workload',
+        }),
+    ],
+  ])('never returns a gateway that %s took after the reservation was made', async (_, take) => {
+    const h = await createHarness();
+    expect((await h.run('ADD', gateway())).exitCode).toBe(0);
+    // A reservation keeps the address from auto-assignment only: a specific address is still
+    // given out (Calico's AssignIP does not read reservations either).
+    await take(h);
+    expect(await held(h, 'calico-net.calico-ctr')).toEqual(['10.1.0.1']);
+    const out = await h.run('ADD', gateway(), { CNI_CONTAINERID: 'c2' });
+    expect(out.json).toMatchObject({
+      code: 999,
+      msg: '10.1.0.1, the gateway of 10.1.0.0/24, is allocated to handle calico-net.calico-ctr: release it (netledgerctl ipam release --ip 10.1.0.1) before gateway mode can use the segment',
+    });
+    expect(await held(h, 'net1.c2')).toEqual([]);
   });
 
   it.each([
@@ -155,5 +189,69 @@ describe('ADD in gateway mode', () => {
     });
     expect(address).toMatch(/\/26$/);
     expect(await h.client.reservations.list()).toEqual([]);
+  });
+});
+
+describe('ADD without ipam.mode: the main plugin chooses', () => {
+  // What bridge and ptp hand their IPAM plugin: their own config, `type` theirs.
+  const under = (type: string, ipam: Record<string, unknown> = {}) =>
+    baseConf({ type, ipam: { ipv4_pools: ['pool0'], ...ipam } });
+
+  it.each(['bridge', 'ptp'])(
+    '%s gets gateway mode: the segment prefix and a gateway nobody else gets',
+    async (type) => {
+      const h = await createHarness();
+      const out = await h.run('ADD', under(type));
+      expect(out.json).toEqual({
+        cniVersion: '1.0.0',
+        ips: [{ address: expect.stringMatching(/^10\.1\.0\.\d+\/24$/), gateway: '10.1.0.1' }],
+        routes: [],
+      });
+      expect((await h.client.reservations.get(RESERVATION)).spec.reservedCIDRs).toEqual([
+        '10.1.0.1/32',
+        '10.1.0.0/32',
+        '10.1.0.255/32',
+      ]);
+    },
+  );
+
+  it('a conflist entry (bridge, name and cniVersion added by the runtime) gets gateway mode', async () => {
+    const h = await createHarness();
+    const entry = { type: 'bridge', bridge: 'cni0', isGateway: true, ipam: under('bridge').ipam };
+    const out = await h.run('ADD', { cniVersion: '1.1.0', name: 'net1', ...entry });
+    expect(out.json).toMatchObject({ ips: [{ gateway: '10.1.0.1' }] });
+  });
+
+  it('bridge without ipv4_pools is refused (7), naming the key and the main plugin, with nothing written', async () => {
+    const h = await createHarness({ registerNode: false });
+    const out = await h.run('ADD', baseConf({ type: 'bridge' }));
+    expect(out).toMatchObject({
+      exitCode: 1,
+      json: {
+        code: 7,
+        msg: 'network net1: gateway mode (the default under main plugin "bridge") needs ipv4_pools: the pools of the segment',
+      },
+    });
+    expect(await h.client.nodes.list()).toEqual([]);
+    expect(await h.client.reservations.list()).toEqual([]);
+    expect((await h.ds.list({ kind: 'IPAMBlock' })).items).toEqual([]);
+  });
+
+  it('an explicit "mode": "calico" under bridge keeps calico-ipam\'s result', async () => {
+    const h = await createHarness();
+    const out = await h.run('ADD', under('bridge', { mode: 'calico' }));
+    expect(out.json).toMatchObject({ ips: [{ address: expect.stringMatching(/\/26$/) }] });
+    expect((out.json!['ips'] as Record<string, unknown>[])[0]!['gateway']).toBeUndefined();
+    expect(await h.client.reservations.list()).toEqual([]);
+  });
+
+  it('DEL and CHECK of an attachment added in calico mode work after bridge moved to gateway mode', async () => {
+    const h = await createHarness();
+    const added = await h.run('ADD', under('bridge', { mode: 'calico' }));
+    expect(added.exitCode).toBe(0);
+    const conf = under('bridge');
+    expect((await h.run('CHECK', { ...conf, prevResult: added.json })).exitCode).toBe(0);
+    expect((await h.run('DEL', conf)).exitCode).toBe(0);
+    expect(await held(h, 'net1.c1')).toEqual([]);
   });
 });

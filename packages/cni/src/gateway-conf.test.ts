@@ -110,6 +110,69 @@ describe('parseGatewayConf', () => {
     });
   });
 
+  // The IPAM plugin gets the main plugin's config: its `type` is the main plugin's.
+  it.each<[string, Record<string, unknown>, 'calico' | 'gateway', string | undefined]>([
+    ["Calico's main plugin", { type: 'calico' }, 'calico', undefined],
+    ['bridge', { type: 'bridge' }, 'gateway', 'bridge'],
+    ['ptp', { type: 'ptp' }, 'gateway', 'ptp'],
+    [
+      'macvlan (its own top-level mode aside)',
+      { type: 'macvlan', mode: 'bridge' },
+      'gateway',
+      'macvlan',
+    ],
+    ['ipvlan', { type: 'ipvlan', mode: 'l2' }, 'gateway', 'ipvlan'],
+    ['no main plugin: a bare IPAM config', {}, 'calico', undefined],
+    ['the IPAM plugin run on its own', { type: 'netledger-ipam' }, 'calico', undefined],
+    ['a main plugin type that is not a string', { type: 7 }, 'calico', undefined],
+    [
+      'bridge with "mode": "calico": an explicit mode wins',
+      { type: 'bridge', ipam: { mode: 'calico' } },
+      'calico',
+      undefined,
+    ],
+    [
+      'calico with "mode": "gateway": an explicit mode wins',
+      { type: 'calico', ipam: { mode: 'gateway' } },
+      'gateway',
+      undefined,
+    ],
+  ])('without ipam.mode, the main plugin chooses the mode: %s', (_, top, mode, mainPlugin) => {
+    const { ipam, ...rest } = top as { ipam?: Record<string, unknown> };
+    const conf = parseNetConf(
+      JSON.stringify({
+        cniVersion: '1.0.0',
+        name: 'net',
+        ...rest,
+        ipam: { type: 'netledger-ipam', ipv4_pools: ['p'], ...ipam },
+      }),
+      {},
+    );
+    expect(conf.ipam.mode).toBe(mode);
+    expect(conf.ipam.gateway?.mainPlugin).toBe(mainPlugin);
+  });
+
+  it('takes the gateway-mode keys under a main plugin that chose gateway mode, and refuses them under calico', () => {
+    const conf = (type: string) =>
+      JSON.stringify({
+        cniVersion: '1.0.0',
+        name: 'lan',
+        type,
+        ipam: {
+          type: 'netledger-ipam',
+          ipv4_subnet: '192.168.1.0/24',
+          ipv4_gateway: '192.168.1.1',
+        },
+      });
+    expect(formatIp(parseNetConf(conf('macvlan'), {}).ipam.gateway!.v4.gateway!)).toBe(
+      '192.168.1.1',
+    );
+    expect(errorOf(() => parseNetConf(conf('calico'), {}))).toMatchObject({
+      code: 7,
+      message: 'ipv4_subnet needs "mode": "gateway" in ipam',
+    });
+  });
+
   it('reads mode from ipam only: a top-level mode is the main plugin’s (macvlan, ipvlan)', () => {
     const conf = parseNetConf(
       JSON.stringify({

@@ -10,11 +10,12 @@ import type { Cidr, IpAddress } from '@netledger/accounting';
 import { CniError, CniErrorCode } from './cni-error.js';
 
 /**
- * How ADD shapes its result. `calico` (the default): calico-ipam's result, each address with its
- * block's mask and no gateway, for main plugins that route per address (Calico's own). `gateway`:
- * for main plugins that put the containers on one L2 segment with a gateway on it (`bridge` with
+ * How ADD shapes its result. `calico`: calico-ipam's result, each address with its block's mask
+ * and no gateway, for main plugins that route per address (Calico's own). `gateway`: for main
+ * plugins that put the containers on one L2 segment with a gateway on it (`bridge` with
  * `isGateway`, `macvlan`, `ipvlan`, `ptp`, podman's and containerd's networks): the addresses carry
- * the segment's prefix and the result names the gateway, which is never handed out.
+ * the segment's prefix and the result names the gateway, which is never handed out. Without
+ * `mode` the main plugin decides (see {@link parseGatewayConf}).
  */
 export type ResultMode = 'calico' | 'gateway';
 
@@ -35,6 +36,8 @@ export interface GatewayConf {
   readonly v4: SegmentConf;
   readonly v6: SegmentConf;
   readonly routes: readonly CniRoute[];
+  /** The main plugin (the netconf's `type`) that chose gateway mode, when `ipam` names no `mode`. */
+  readonly mainPlugin?: string;
 }
 
 type Json = Record<string, unknown>;
@@ -144,14 +147,41 @@ function parseRoutes(ipam: Json): CniRoute[] {
 }
 
 /**
+ * The mode a netconf without `ipam.mode` gets from its main plugin, `type` (the IPAM plugin is
+ * handed the main plugin's config): `calico` under Calico's own plugin, and when there is no main
+ * plugin (no `type`, or the IPAM plugin's own: a bare IPAM config run by hand or in tests), as
+ * calico-ipam; `gateway` under any other (`bridge`, `ptp`, `macvlan`, `ipvlan`, podman's and
+ * containerd's networks), which all need a gateway on the segment. Pure.
+ */
+function defaultModeFor(args: { mainType: unknown; ipamType: unknown }): {
+  mode: ResultMode;
+  mainPlugin?: string;
+} {
+  const { mainType, ipamType } = args;
+  if (typeof mainType !== 'string' || mainType === '') return { mode: 'calico' };
+  if (mainType === 'calico' || mainType === 'netledger-ipam' || mainType === ipamType) {
+    return { mode: 'calico' };
+  }
+  return { mode: 'gateway', mainPlugin: mainType };
+}
+
+/**
  * Reads `mode` and, in gateway mode, `ipv4_subnet`, `ipv4_gateway`, `ipv6_subnet`,
  * `ipv6_gateway` and `routes`, from the `ipam` object only (a top-level `mode` is macvlan's and
- * ipvlan's own key). A gateway-mode key without `"mode": "gateway"` is refused, as is an unknown
- * mode, a subnet with host bits, a gateway outside its subnet or on its network or broadcast
- * address (7); a value of the wrong JSON type is 6.
+ * ipvlan's own key). Without `mode` the main plugin's `type` (`mainType`, the netconf's top-level
+ * one) chooses it ({@link defaultModeFor}); an explicit `mode` always wins. A gateway-mode key in
+ * calico mode is refused, as is an unknown mode, a subnet with host bits, a gateway outside its
+ * subnet or on its network or broadcast address (7); a value of the wrong JSON type is 6.
  */
-export function parseGatewayConf(ipam: Json): { mode: ResultMode; gateway?: GatewayConf } {
-  const mode = text(ipam, 'mode') ?? 'calico';
+export function parseGatewayConf(
+  ipam: Json,
+  mainType?: unknown,
+): { mode: ResultMode; gateway?: GatewayConf } {
+  const explicit = text(ipam, 'mode');
+  const { mode, mainPlugin } =
+    explicit === undefined
+      ? defaultModeFor({ mainType, ipamType: ipam['type'] })
+      : { mode: explicit, mainPlugin: undefined };
   if (mode !== 'calico' && mode !== 'gateway') {
     throw invalid(`mode ${JSON.stringify(mode)} is not "calico" or "gateway"`);
   }
@@ -162,6 +192,11 @@ export function parseGatewayConf(ipam: Json): { mode: ResultMode; gateway?: Gate
   }
   return {
     mode,
-    gateway: { v4: parseSegment(ipam, 4), v6: parseSegment(ipam, 6), routes: parseRoutes(ipam) },
+    gateway: {
+      v4: parseSegment(ipam, 4),
+      v6: parseSegment(ipam, 6),
+      routes: parseRoutes(ipam),
+      ...(mainPlugin !== undefined && { mainPlugin }),
+    },
   };
 }

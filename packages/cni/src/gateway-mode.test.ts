@@ -29,6 +29,8 @@ const errorOf = (f: () => unknown): CniError => {
   throw new Error('no error');
 };
 
+const poolsOf = (families: readonly FamilyPools[]): IPPool[] => families.flatMap((f) => f.pools);
+
 const shown = (plan: ReturnType<typeof planGateway>) =>
   plan.segments.map((s) => `${formatCidr(s.subnet)} via ${formatIp(s.gateway)}`);
 
@@ -62,11 +64,19 @@ describe('planGateway', () => {
       ['10.9.0.0/24 via 10.9.0.1', 'fd00:9::/120 via fd00:9::1'],
     ],
   ])('%s', (_, conf, families, segments) => {
-    expect(shown(planGateway({ network: 'net', conf, families }))).toEqual(segments);
+    expect(
+      shown(planGateway({ network: 'net', conf, families, pools: poolsOf(families) })),
+    ).toEqual(segments);
   });
 
   it.each<[string, GatewayConf, FamilyPools[], string]>([
     ['no pools named', none, [v4([], [])], '"mode": "gateway" needs ipv4_pools'],
+    [
+      'no pools named under a main plugin that chose gateway mode',
+      { ...none, mainPlugin: 'bridge' },
+      [v4([], [])],
+      'network net: gateway mode (the default under main plugin "bridge") needs ipv4_pools: the pools of the segment',
+    ],
     [
       'two pools and no segment',
       none,
@@ -92,21 +102,20 @@ describe('planGateway', () => {
       'is the network or broadcast address',
     ],
   ])('refuses %s (7)', (_, conf, families, msg) => {
-    expect(errorOf(() => planGateway({ network: 'net', conf, families }))).toMatchObject({
+    expect(
+      errorOf(() => planGateway({ network: 'net', conf, families, pools: poolsOf(families) })),
+    ).toMatchObject({
       code: 7,
       message: expect.stringContaining(msg),
     });
   });
 
   it('reserves the gateway, network and broadcast addresses (IPv6: no broadcast)', () => {
-    const plan = planGateway({
-      network: 'net',
-      conf: none,
-      families: [
-        v4([pool('p', '10.9.0.0/24')]),
-        { version: 6, requested: ['p6'], pools: [pool('p6', 'fd00:9::/120')] },
-      ],
-    });
+    const families: FamilyPools[] = [
+      v4([pool('p', '10.9.0.0/24')]),
+      { version: 6, requested: ['p6'], pools: [pool('p6', 'fd00:9::/120')] },
+    ];
+    const plan = planGateway({ network: 'net', conf: none, families, pools: poolsOf(families) });
     expect(reservedAddresses(plan).map(formatIp)).toEqual([
       '10.9.0.1',
       '10.9.0.0',
@@ -114,6 +123,32 @@ describe('planGateway', () => {
       'fd00:9::1',
       'fd00:9::',
     ]);
+  });
+});
+
+describe('planGateway: the blocks that can hold a reserved address', () => {
+  it.each<[string, GatewayConf, IPPool[], string[]]>([
+    [
+      'a /24 pool of /26 blocks: the first block (network, gateway) and the last (broadcast)',
+      none,
+      [{ ...pool('p', '10.9.0.0/24'), spec: { cidr: '10.9.0.0/24', blockSize: 26 } }],
+      ['10.9.0.0/26', '10.9.0.192/26'],
+    ],
+    [
+      "a pool without a block size: Calico's default, 26",
+      none,
+      [pool('p', '10.9.0.0/24')],
+      ['10.9.0.0/26', '10.9.0.192/26'],
+    ],
+    [
+      "a LAN whose router and network address lie in no pool: only the broadcast address's block",
+      { ...none, v4: { subnet: parseCidr('192.168.1.0/24'), gateway: parseIp('192.168.1.1') } },
+      [{ ...pool('lan', '192.168.1.128/25'), spec: { cidr: '192.168.1.128/25', blockSize: 28 } }],
+      ['192.168.1.240/28'],
+    ],
+  ])('%s', (_, conf, pools, blocks) => {
+    const plan = planGateway({ network: 'net', conf, families: [v4(pools)], pools });
+    expect(plan.reservedBlocks).toEqual(blocks);
   });
 });
 
@@ -141,6 +176,7 @@ describe('gatewayResult', () => {
     network: 'net',
     conf: { ...none, routes: [{ dst: '0.0.0.0/0' }] },
     families: [v4([pool('p', '10.9.0.0/24')])],
+    pools: [pool('p', '10.9.0.0/24')],
   });
 
   it("widens the block mask to the segment's prefix and names the gateway and routes", () => {

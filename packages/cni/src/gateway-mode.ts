@@ -10,12 +10,13 @@ import {
 } from '@netledger/accounting';
 import type { Cidr, IpAddress } from '@netledger/accounting';
 import { isIpamError } from '@netledger/ipam-core';
-import type { IPPool, IPReservation, IpamClient } from '@netledger/ipam-core';
+import type { IPPool, IPReservation } from '@netledger/ipam-core';
 import { CniError, CniErrorCode } from './cni-error.js';
 import type { IpamResult } from './cni-result.js';
+import type { CommandContext } from './command-context.js';
 import { checkGatewayInSegment, segmentEdges } from './gateway-conf.js';
 import type { CniRoute, GatewayConf } from './gateway-conf.js';
-import type { Logger } from './logger.js';
+import { blocksHolding, findReservedHolder } from './reserved-holder.js';
 
 /** One family's L2 segment: its subnet (the prefix results carry) and its gateway. */
 interface Segment {
@@ -29,6 +30,8 @@ export interface GatewayPlan {
   readonly reservationName: string;
   readonly segments: readonly Segment[];
   readonly routes: readonly CniRoute[];
+  /** The blocks that can hold the reserved addresses, read to check that none is allocated. */
+  readonly reservedBlocks: readonly string[];
 }
 
 /** One family of the request: the pool entries it names and the pools they resolved to. */
@@ -66,9 +69,12 @@ function segmentFor(network: string, conf: GatewayConf, family: FamilyPools): Se
   const v = family.version;
   const configured = v === 4 ? conf.v4 : conf.v6;
   if (family.requested.length === 0) {
-    throw invalid(
-      `network ${network}: "mode": "gateway" needs ipv${v}_pools: the pools of the segment`,
-    );
+    // Gateway mode chosen by the main plugin: say which, so the user knows why it applies.
+    const why =
+      conf.mainPlugin === undefined
+        ? '"mode": "gateway"'
+        : `gateway mode (the default under main plugin ${JSON.stringify(conf.mainPlugin)})`;
+    throw invalid(`network ${network}: ${why} needs ipv${v}_pools: the pools of the segment`);
   }
   let subnet = configured.subnet;
   if (subnet === undefined) {
@@ -91,27 +97,31 @@ function segmentFor(network: string, conf: GatewayConf, family: FamilyPools): Se
   return { subnet, gateway };
 }
 
+/** The addresses gateway mode never hands out: each segment's gateway, network and broadcast. */
+export function reservedAddresses(plan: Pick<GatewayPlan, 'segments'>): IpAddress[] {
+  return plan.segments.flatMap((s) => [s.gateway, ...segmentEdges(s.subnet)]);
+}
+
 /**
  * The gateway-mode plan of one ADD, checked against the pools before anything is written: each
  * family assigned names its pools (`ipv4_pools`), which lie inside the segment (`ipv4_subnet`, by
  * default the one pool named), whose gateway (`ipv4_gateway`, by default its first host address)
- * is a host address of it. Anything else is an invalid network config (7).
+ * is a host address of it. Anything else is an invalid network config (7). `pools` are all the
+ * pools (the reserved addresses' blocks are found in them).
  */
 export function planGateway(args: {
   network: string;
   conf: GatewayConf;
   families: readonly FamilyPools[];
+  pools: readonly IPPool[];
 }): GatewayPlan {
+  const segments = args.families.map((f) => segmentFor(args.network, args.conf, f));
   return {
     reservationName: reservationNameFor(args.network),
-    segments: args.families.map((f) => segmentFor(args.network, args.conf, f)),
+    segments,
     routes: args.conf.routes,
+    reservedBlocks: blocksHolding(reservedAddresses({ segments }), args.pools),
   };
-}
-
-/** The addresses gateway mode never hands out: each segment's gateway, network and broadcast. */
-export function reservedAddresses(plan: GatewayPlan): IpAddress[] {
-  return plan.segments.flatMap((s) => [s.gateway, ...segmentEdges(s.subnet)]);
 }
 
 function whatIs(plan: GatewayPlan, ip: IpAddress): string {
@@ -124,28 +134,31 @@ const sameSet = (a: readonly string[], b: readonly string[]): boolean =>
   a.length === b.length && a.every((x) => b.includes(x));
 
 /**
- * Makes the network's IPReservation hold the plan's reserved addresses, so no allocation (ours or
- * any other network's from the same pools) hands them out and `ipam show` counts them reserved.
- * A reservation that already holds them is the fast path (one read). Before creating or changing
- * it, checks that none of them is allocated already (999, naming the holder and how to release
- * it), since a reservation does not release what was allocated before it existed. Every write is
- * a compare-and-swap: a concurrent creator's reservation is read back and compared.
+ * Makes the network's IPReservation hold the plan's reserved addresses, so no auto-assignment
+ * (ours or any other network's from the same pools) hands them out and `ipam show` counts them
+ * reserved, and checks on every ADD that no allocation holds one of them: a reservation does not
+ * release what was allocated before it existed, and a specific address (calico-ipam's `IP=`,
+ * `assignIp`) is given out whatever the reservations say, as in Calico. A held address fails 999,
+ * naming the holder and how to release it, with nothing written. A reservation that already holds
+ * the addresses is the fast path (the reservation and the reserved addresses' blocks read in
+ * parallel). Every write is a compare-and-swap: a concurrent creator's reservation is read back
+ * and compared.
  */
 export async function ensureGatewayReservation(
-  client: IpamClient,
+  ctx: Pick<CommandContext, 'client' | 'datastore' | 'log'>,
   plan: GatewayPlan,
-  log: Logger,
 ): Promise<void> {
+  const { client, log } = ctx;
   const wanted = reservedAddresses(plan).map((ip) => formatCidr(hostCidr(ip)));
   for (let attempt = 0; attempt < 3; attempt++) {
-    let current: IPReservation | undefined;
-    try {
-      current = await client.reservations.get(plan.reservationName);
-    } catch (e) {
-      if (!isIpamError(e, 'DoesNotExist')) throw e;
-    }
+    const [current] = await Promise.all([
+      client.reservations.get(plan.reservationName).catch((e: unknown) => {
+        if (isIpamError(e, 'DoesNotExist')) return undefined;
+        throw e;
+      }),
+      refuseAllocated(ctx, plan),
+    ]);
     if (current && sameSet(current.spec.reservedCIDRs, wanted)) return;
-    await refuseAllocated(client, plan, wanted);
     const next: IPReservation = {
       metadata: {
         name: plan.reservationName,
@@ -172,24 +185,19 @@ export async function ensureGatewayReservation(
 }
 
 async function refuseAllocated(
-  client: IpamClient,
+  ctx: Pick<CommandContext, 'datastore'>,
   plan: GatewayPlan,
-  wanted: readonly string[],
 ): Promise<void> {
-  for (const cidr of wanted) {
-    const ip = cidr.split('/')[0]!;
-    let holder: string | undefined;
-    try {
-      holder = (await client.getAssignmentAttributes(ip)).handleId ?? '(no handle)';
-    } catch (e) {
-      if (isIpamError(e, 'DoesNotExist', 'IpInCooldown')) continue;
-      throw e;
-    }
-    throw new CniError(
-      CniErrorCode.Internal,
-      `${ip}, ${whatIs(plan, parseIp(ip))}, is allocated to handle ${holder}: release it (netledgerctl ipam release --ip ${ip}) before the segment's gateway can be reserved`,
-    );
-  }
+  const holder = await findReservedHolder(ctx.datastore, {
+    addresses: reservedAddresses(plan),
+    blocks: plan.reservedBlocks,
+  });
+  if (holder === undefined) return;
+  const { ip } = holder;
+  throw new CniError(
+    CniErrorCode.Internal,
+    `${ip}, ${whatIs(plan, parseIp(ip))}, is allocated to handle ${holder.handle ?? '(no handle)'}: release it (netledgerctl ipam release --ip ${ip}) before gateway mode can use the segment`,
+  );
 }
 
 /**

@@ -246,7 +246,9 @@ function validAttachments(top: Json): Attachment[] | undefined {
  * environment variables (`DATASTORE_TYPE`, `ETCD_ENDPOINTS`, `ETCD_*_FILE`, `KUBECONFIG`) and
  * `NETLEDGER_DATASTORE_PATH`.
  *
- * `mode` and the gateway-mode keys are read from `ipam` only (gateway-conf.ts).
+ * `mode` and the gateway-mode keys are read from `ipam` only (gateway-conf.ts); without `mode`
+ * the main plugin (the top-level `type`) chooses it: `calico` under Calico's plugin or none,
+ * `gateway` under any other.
  *
  * Throws `DecodingFailure` (6) for malformed JSON or a value of the wrong JSON type,
  * `InvalidNetworkConfig` (7) for a bad value (a pool of the wrong family, an unknown datastore
@@ -270,7 +272,7 @@ export function parseNetConf(text: string, env: Env): NetConf {
   const logFilePath = s('log_file_path');
   const prev = prevResultIps(top);
   const attachments = validAttachments(top);
-  const { mode, gateway } = parseGatewayConf(ipam);
+  const { mode, gateway } = parseGatewayConf(ipam, top['type']);
   return {
     cniVersion,
     name,

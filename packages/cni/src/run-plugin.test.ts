@@ -117,7 +117,7 @@ describe('ADD', () => {
   });
 
   it.each<[string, Record<string, unknown>]>([
-    ['no ipam section', { cniVersion: '1.0.0', name: 'net1', type: 'bridge' }],
+    ['no ipam section', { cniVersion: '1.0.0', name: 'net1', type: 'calico' }],
     ['an ipam section', baseConf()],
   ])('a failed ADD on the file store with %s registers nothing', async (_, conf) => {
     const h = await createHarness({ pools: [], registerNode: false });

@@ -18,12 +18,17 @@ export interface Harness {
 
 export const NODE = 'node-a';
 
+/**
+ * A network config as Calico's main plugin hands it to its IPAM plugin (calico mode); `over`
+ * replaces top-level keys (`type: 'bridge'` for a main plugin that gets gateway mode) and adds to
+ * `ipam`.
+ */
 export function baseConf(over: Record<string, unknown> = {}): Record<string, unknown> {
   const { ipam, ...rest } = over;
   return {
     cniVersion: '1.0.0',
     name: 'net1',
-    type: 'bridge',
+    type: 'calico',
     ...rest,
     ipam: { type: 'netledger-ipam', nodename: NODE, ...(ipam as object | undefined) },
   };

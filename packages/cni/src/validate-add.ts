@@ -77,7 +77,7 @@ export async function validateAdd(
   }
   const plan =
     gateway && ipam.gateway
-      ? planGateway({ network: ctx.conf.name, conf: ipam.gateway, families })
+      ? planGateway({ network: ctx.conf.name, conf: ipam.gateway, families, pools })
       : undefined;
   if (ip !== undefined) checkRequestedIp(ip, pools, plan);
   return plan;
