@@ -63,11 +63,11 @@ export async function setUpAgent(o: AgentSetupOptions): Promise<AgentSetup> {
   };
 }
 
-/** How many requests the agent answered for `command` (any client, answered or redone). */
+/** How many requests the agent answered for `command` (any client). */
 export function answered(status: AgentStatus, command: string): number {
   let n = 0;
   for (const [labels, count] of Object.entries(status.requests)) {
-    if (labels.startsWith(`command="${command}",`) && /outcome="(answered|redone)"/.test(labels))
+    if (labels.startsWith(`command="${command}",`) && labels.endsWith('outcome="answered"'))
       n += count;
   }
   return n;

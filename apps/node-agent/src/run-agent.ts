@@ -11,10 +11,10 @@ import {
 import type { AgentScope, PluginDeps } from '@netledger/cni';
 import {
   AgentSocketError,
+  appendRequestLog,
   createAgentMetrics,
   createAgentStore,
   queryAgentStatus,
-  serveTrusting,
   startAgentServer,
 } from '@netledger/cni/agent';
 import type { AgentServer } from '@netledger/cni/agent';
@@ -24,7 +24,6 @@ import {
   resolveDatastoreConfig,
 } from '@netledger/datastore-config';
 import type { DatastoreConfig, DatastoreOpenerOptions } from '@netledger/datastore-config';
-import { createIpamClient } from '@netledger/ipam-core';
 import type { Datastore } from '@netledger/ipam-core';
 import { AgentUsageError, USAGE, parseAgentArgs } from './agent-args.js';
 import type { AgentArgs } from './agent-args.js';
@@ -133,10 +132,9 @@ async function serveNode(args: RunArgs, p: AgentProcess): Promise<number> {
   } catch (e) {
     return fail(EXIT.failure, `cannot open the ${config.type} datastore: ${message(e)}`);
   }
-  // Pools, reservations, the IPAM config, Nodes and this node's affinities come from a watch-fed
-  // mirror; blocks from the client's hints (the versions it wrote), checked by every CAS write; a
-  // DEL's reads from the blocks and handles this agent last wrote (agent-store.ts).
-  const store = createAgentStore(raw, {
+  // Pools, reservations, the IPAM config, Nodes, this node's affinities and the blocks come from
+  // a watch-fed mirror, which takes the agent's own writes at once (agent-store.ts).
+  const mirrored = createAgentStore(raw, {
     nodename: args.nodename,
     count: (op) => metrics.datastore(op),
     onFallback: (e) => {
@@ -144,9 +142,7 @@ async function serveNode(args: RunArgs, p: AgentProcess): Promise<number> {
       log.warning(`store view out of sync, re-syncing: ${message(e)}`);
     },
   });
-  const { mirror: mirrored, versions, presuming } = store;
-  const client = createIpamClient({ datastore: store.datastore });
-  const shared: Datastore = { ...store.datastore, close: async () => undefined };
+  const shared: Datastore = { ...mirrored, close: async () => undefined };
   const scope: AgentScope = {
     nodename: args.nodename,
     socketPath: args.socket,
@@ -158,7 +154,6 @@ async function serveNode(args: RunArgs, p: AgentProcess): Promise<number> {
   const hostLock = createFlockHostLock({ helper: lockHelper });
   const deps: PluginDeps = {
     openDatastore: async () => shared,
-    ipamClient: () => client,
     acquireLock: hostLock.acquire,
     readFile: p.readFile,
     osHostname: p.osHostname,
@@ -176,9 +171,7 @@ async function serveNode(args: RunArgs, p: AgentProcess): Promise<number> {
     server = await startAgentServer({
       socketPath: args.socket,
       serve: (request, signal) =>
-        serveTrusting(versions, (log) =>
-          serveAgentRequest({ request, scope, deps, presuming, log, signal }),
-        )(request),
+        serveAgentRequest({ request, scope, deps, log: appendRequestLog, signal }),
       status: () => ({
         ready: mirrored.isSynced(),
         nodename: args.nodename,

@@ -1,5 +1,5 @@
-// The node agent's stack of store wrappers (createAgentStore: counted, mirrored, written versions,
-// handle presumption), as netledger-node builds it, over the file store and over etcd (through its
+// The node agent's stack of store wrappers (createAgentStore: counted, then mirrored, blocks
+// included), as netledger-node builds it, over the file store and over etcd (through its
 // HTTP gateway, as the agent reaches it): the Datastore contract through the stack, and the mirror
 // inside it following another client's pool, Node and affinity changes with no re-sync.
 import { join } from 'node:path';
@@ -16,7 +16,7 @@ import { AGENT_FILE_STORE_OPTIONS } from '../src/agent-store-options.js';
 /** The stack netledger-node puts in front of its store, for node1. */
 const agentStack = (raw: Datastore, onFallback: (error: unknown) => void): MirrorUnderTest => {
   const store = createAgentStore(raw, { nodename: 'node1', count: () => undefined, onFallback });
-  return { datastore: store.datastore, isSynced: () => store.mirror.isSynced() };
+  return { datastore: store, isSynced: () => store.isSynced() };
 };
 
 const dirs: Array<{ remove: () => Promise<void> }> = [];

@@ -1,6 +1,5 @@
 // @netledger/cni/agent: the node agent's side of the plugin's requests (netledger-node): its
-// HTTP endpoint on a private unix socket, the versions it wrote, its counters
-// and what it mirrors. Apart from the main entry, so the plugin and the library's users load none
+// HTTP endpoint on a private unix socket, its counters and what it mirrors. Apart from the main entry, so the plugin and the library's users load none
 // of it.
 
 export { startAgentServer } from './agent/agent-server.js';
@@ -9,8 +8,7 @@ export { AgentSocketError } from './agent/agent-socket.js';
 export { createAgentMetrics } from './agent/agent-metrics.js';
 export type { AgentMetrics, RequestOutcome } from './agent/agent-metrics.js';
 export { createAgentStore } from './agent/agent-store.js';
-export type { AgentStore, AgentStoreOptions } from './agent/agent-store.js';
+export type { AgentStoreOptions } from './agent/agent-store.js';
 export { queryAgentStatus } from './agent/query-status.js';
 export type { AgentStatusQuery } from './agent/query-status.js';
-export { serveTrusting } from './agent/serve-trusting.js';
-export type { WrittenVersions } from './agent/written-versions.js';
+export { appendRequestLog } from './agent/request-log.js';

@@ -69,8 +69,6 @@ export {
   decodeAgentRequest,
 } from './agent/agent-protocol.js';
 export type { AgentRequest } from './agent/agent-protocol.js';
-export { createPresumingDatastore } from './agent/handle-presumption.js';
-export type { HandlePresumption, PresumingDatastore } from './agent/handle-presumption.js';
 export { serveAgentRequest } from './agent/serve-agent-request.js';
 export type {
   AgentScope,

@@ -1,5 +1,5 @@
 /** What the agent did with a CNI request (`abandoned`: its client went away before the answer). */
-export type RequestOutcome = 'answered' | 'redone' | 'fallback' | 'refused' | 'abandoned';
+export type RequestOutcome = 'answered' | 'fallback' | 'refused' | 'abandoned';
 
 /** The agent's counters, served as Prometheus text (`GET /metrics`) and in `GET /v1/status`. */
 export interface AgentMetrics {

@@ -16,7 +16,6 @@ import type { RequestOutcome } from './agent-metrics.js';
 import { agentHttpRequest } from './agent-protocol.js';
 import { startAgentServer } from './agent-server.js';
 import type { AgentServer } from './agent-server.js';
-import { createPresumingDatastore } from './handle-presumption.js';
 import { serveAgentRequest } from './serve-agent-request.js';
 import { storeIdentity } from './store-identity.js';
 
@@ -88,12 +87,9 @@ async function start(): Promise<Harness> {
       return memory.transact!(writes);
     },
   };
-  const presuming = createPresumingDatastore(gated);
-  const client = createIpamClient({ datastore: presuming.datastore });
-  const shared: Datastore = { ...presuming.datastore, close: async () => undefined };
+  const shared: Datastore = { ...gated, close: async () => undefined };
   const deps: PluginDeps = {
     openDatastore: async () => shared,
-    ipamClient: () => client,
     readFile: async () => undefined,
     osHostname: () => NODE,
     acquireLock: async (_: HostLockOptions): Promise<HostLock> => {
@@ -115,7 +111,6 @@ async function start(): Promise<Harness> {
           storeOf: (c) => storeIdentity(c, STORE),
         },
         deps,
-        presuming,
         log: () => undefined,
         signal,
       });

@@ -170,7 +170,7 @@ export async function startAgentServer(o: AgentServerOptions): Promise<AgentServ
         `the client went away before its answer; ${what}`,
       );
     }
-    done(result.redone ? 'redone' : 'answered', result.output.exitCode);
+    done('answered', result.output.exitCode);
   }
 
   function route(req: IncomingMessage, res: ServerResponse): void {

@@ -13,7 +13,7 @@ import type { PluginDeps, PluginOutput } from '../run-plugin.js';
 import { runCniPlugin } from '../run-plugin.js';
 import { handleIdFor } from '../workload-identity.js';
 import type { AgentRequest } from './agent-protocol.js';
-import type { PresumingDatastore } from './handle-presumption.js';
+import { observeHandleCreate } from './observe-handle-create.js';
 
 /** What one node agent serves: its node, its socket and its store. */
 export interface AgentScope {
@@ -34,8 +34,6 @@ export interface ServeAgentRequestOptions {
    * to the agent), its IPAM client, the node name sources and the host lock.
    */
   readonly deps: PluginDeps;
-  /** The store under the agent's client, presuming an ADD's handle absent (handle-presumption.ts). */
-  readonly presuming?: PresumingDatastore;
   /** Where an answered request's log lines go (the agent's log, `log_file_path`). */
   readonly log: (ipam: IpamConf, line: string) => void;
   /** Aborted when the client is gone: a command that has not started yet is then not run. */
@@ -47,8 +45,6 @@ export type AgentServeResult =
   | {
       readonly kind: 'answer';
       readonly output: PluginOutput;
-      /** The ADD ran a second time, reading its handle (the presumption did not hold). */
-      readonly redone: boolean;
       /**
        * Present when the answer still holds the host lock (an ADD): call it once, after writing
        * the answer, saying whether it reached the client. An ADD that allocated (created its
@@ -120,11 +116,7 @@ function parsed(request: AgentRequest): { cni: CniRequest; conf: NetConf } | und
  * `agent_socket`, another store, or another node. A request the plugin refuses (bad environment,
  * bad config, unsupported version) is answered with the plugin's own error, touching nothing.
  *
- * ADD runs with its attachment's handle presumed absent (`presuming`), which saves the store read
- * that makes a repeated ADD return what it holds; when the presumption was relied on and did not
- * hold (the handle existed), or the ADD failed before testing it, the ADD is run again the plain
- * way and its answer is the one given. Log lines of an answered run are passed to `log` and
- * returned as its standard error; a redone run's first lines are dropped.
+ * Log lines of an answered run are passed to `log` and returned as its standard error.
  *
  * An ADD's answer keeps the host lock until the caller settles it (`settle`, after writing the
  * answer): an ADD that allocated and whose answer did not reach its client (it went away) is then
@@ -134,16 +126,16 @@ function parsed(request: AgentRequest): { cni: CniRequest; conf: NetConf } | und
  */
 export async function serveAgentRequest(o: ServeAgentRequestOptions): Promise<AgentServeResult> {
   /** Runs the plugin; with `hold`, the host lock is kept past the run, until `release`. */
-  const run = async (hold: boolean): Promise<Run> => {
+  const run = async (hold: boolean, deps: PluginDeps = o.deps): Promise<Run> => {
     const lines: string[] = [];
     let held: HostLock | undefined;
     const output = await runCniPlugin(
       { env: o.request.env, stdin: o.request.stdin },
       {
-        ...o.deps,
+        ...deps,
         createLogger: (ipam) => createLogger({ level: ipam.logLevel, write: (l) => lines.push(l) }),
         acquireLock: async (lockOptions) => {
-          const lock = await o.deps.acquireLock(lockOptions);
+          const lock = await deps.acquireLock(lockOptions);
           if (o.signal?.aborted) {
             await lock?.release();
             throw new CniError(CniErrorCode.TryAgainLater, 'the client went away: nothing done');
@@ -161,60 +153,45 @@ export async function serveAgentRequest(o: ServeAgentRequestOptions): Promise<Ag
     };
     return { output, lines, release };
   };
-  const answer = (r: Run, conf: NetConf | undefined, redone: boolean): AnswerResult => {
+  const answer = (r: Run, conf: NetConf | undefined): AnswerResult => {
     if (conf) for (const line of r.lines) o.log(conf.ipam, line);
-    return {
-      kind: 'answer',
-      output: { ...r.output, stderr: r.output.stderr + r.lines.join('') },
-      redone,
-    };
+    return { kind: 'answer', output: { ...r.output, stderr: r.output.stderr + r.lines.join('') } };
   };
-  /** An ADD's answer, holding the lock until it is settled (rolled back if undelivered). */
-  const addAnswer = (
-    r: Run,
-    add: { conf: NetConf; handleId: string; allocated: boolean; redone: boolean },
-  ): AgentServeResult => ({
-    ...answer(r, add.conf, add.redone),
-    settle: async (delivered) => {
-      try {
-        if (delivered || !add.allocated || r.output.exitCode !== 0) return undefined;
-        return await rollBack(add.conf, add.handleId, r.output.stdout);
-      } catch (e) {
-        return `rolling ${add.handleId} back failed: ${message(e)}`;
-      } finally {
-        await r.release().catch(() => undefined);
-      }
-    },
-  });
   /** Releases what an undelivered ADD allocated, by its handle, as a DEL would. */
   const rollBack = async (conf: NetConf, handleId: string, stdout: string): Promise<string> => {
-    const log = silentLogger;
-    const datastore = await o.deps.openDatastore(conf.ipam.datastore, log);
+    const datastore = await o.deps.openDatastore(conf.ipam.datastore, silentLogger);
     try {
-      const client = o.deps.ipamClient?.(datastore) ?? createIpamClient({ datastore });
-      await client.releaseByHandle(handleId);
+      await createIpamClient({ datastore }).releaseByHandle(handleId);
       return `rolled back: released ${resultIps(stdout) || 'its addresses'} (handle ${handleId})`;
     } finally {
-      await datastore.close().catch(() => undefined);
+      await datastore.close();
     }
   };
 
   const p = parsed(o.request);
-  if (!p) return answer(await run(false), undefined, false);
+  if (!p) return answer(await run(false), undefined);
   const why = await mismatch(p.conf, o.scope, o.deps);
   if (why !== undefined) return { kind: 'fallback', reason: why };
-  if (p.cni.command !== 'ADD' || !o.presuming) return answer(await run(false), p.conf, false);
+  if (p.cni.command !== 'ADD') return answer(await run(false), p.conf);
+  // An ADD: whether it created its handle (a repeated ADD did not, and is never rolled back).
   const handleId = handleIdFor(p.conf.name, p.cni.containerId, p.cni.ifname);
-  const { value: first, presumption } = await o.presuming.presume(handleId, () => run(true));
-  const redo =
-    presumption.consulted &&
-    (presumption.outcome === 'refuted' ||
-      (presumption.outcome === 'untested' && first.output.exitCode !== 0));
-  if (!redo) {
-    const allocated = presumption.outcome === 'confirmed';
-    return addAnswer(first, { conf: p.conf, handleId, allocated, redone: false });
-  }
-  await first.release();
-  const { value: again, created } = await o.presuming.observe(handleId, () => run(true));
-  return addAnswer(again, { conf: p.conf, handleId, allocated: created, redone: true });
+  const observed = observeHandleCreate(handleId);
+  const r = await run(true, {
+    ...o.deps,
+    openDatastore: async (...args) => observed.wrap(await o.deps.openDatastore(...args)),
+  });
+  return {
+    ...answer(r, p.conf),
+    // Holds the lock until the answer is written: an undelivered ADD is rolled back first.
+    settle: async (delivered) => {
+      try {
+        if (delivered || !observed.created() || r.output.exitCode !== 0) return undefined;
+        return await rollBack(p.conf, handleId, r.output.stdout);
+      } catch (e) {
+        return `rolling ${handleId} back failed: ${message(e)}`;
+      } finally {
+        await r.release();
+      }
+    },
+  };
 }

@@ -121,27 +121,6 @@ function endOnUnknownOutcome(e: IpamError, out: Collected): void {
 }
 
 /**
- * One allocation attempt on a block found through the client's hint, unread. If the hint was
- * stale (the write conflicts, the block is gone) or gave nothing, the hint is dropped and the
- * result is `stale`: the caller then looks at the block the normal way, so a stale hint costs one
- * failed write, never an error or a new block.
- */
-async function allocateFromHint(
-  ctx: IpamContext,
-  req: VersionRequest,
-  hinted: BlockJob,
-): Promise<Allocated | 'stale'> {
-  try {
-    const r = await allocateOnce(ctx, req, hinted);
-    if (r.done || r.ips.length > 0) return r;
-  } catch (e) {
-    if (!isIpamError(e, 'UpdateConflict', 'DoesNotExist')) throw e;
-  }
-  ctx.blockHints?.forget(hinted.loaded.block.cidr);
-  return 'stale';
-}
-
-/**
  * Calico's per-version `autoAssign`: affine blocks first, then new claims (up to the block cap),
  * then, unless affinity is strict, borrowing from other hosts' blocks along the host's walk.
  * Returns what it got (a short result carries messages). Throws `BlockLimit` with the partial
@@ -174,7 +153,6 @@ export async function autoAssignVersion(
     allowNewClaim: true,
     reservations: req.reservations,
     ...(req.hostReserved && { hostReserved: req.hostReserved }),
-    useBlockHints: true,
   };
   const assign = (num: number, affinityCheck: boolean): AssignFromBlockArgs => ({
     num,
@@ -216,14 +194,7 @@ export async function autoAssignVersion(
         loaded: found,
         assign: assign(req.num - out.ips.length, config.strictAffinity),
       };
-      const r = found.hintFor
-        ? await allocateFromHint(ctx, req, job)
-        : await allocateFromBlock(ctx, req, job);
-      if (r === 'stale') {
-        // The hint is gone now: the affinity's next turn reads the block.
-        state.remainingAffineBlocks.unshift(found.hintFor!);
-        continue;
-      }
+      const r = await allocateFromBlock(ctx, req, job);
       out.ips.push(...r.ips);
       if (r.done) return out.result();
     } catch (e) {

@@ -38,24 +38,6 @@ export async function queryBlock(
   };
 }
 
-/**
- * The block as this client last wrote it, garbage-collected like {@link queryBlock}, if it is
- * remembered. Only for a CAS base in the assign path: it may be stale (the write then fails
- * `UpdateConflict`), so nothing may be concluded from it without a fresh read.
- */
-export function hintedBlock(
-  ctx: IpamContext,
-  cidr: string,
-  cooldownSeconds: number,
-): LoadedBlock | undefined {
-  const kv = ctx.blockHints?.get(cidr);
-  if (!kv) return undefined;
-  return {
-    kv,
-    block: garbageCollectBlock(kv.value, { nowMs: ctx.clock.now(), cooldownSeconds }).block,
-  };
-}
-
 /** A block's new value over the revision it was read at, its sequence number bumped. */
 export const blockRewrite = (
   kv: KVPair<'IPAMBlock'>,
@@ -65,36 +47,21 @@ export const blockRewrite = (
   value: { ...block, sequenceNumber: block.sequenceNumber + 1n },
 });
 
-/**
- * CAS-writes a block over the revision it was read at, bumping its sequence number. The written
- * version becomes the block's hint; a failed write drops the hint (it was stale, or the outcome is
- * unknown).
- */
-export async function updateBlock(
+/** CAS-writes a block over the revision it was read at, bumping its sequence number. */
+export function updateBlock(
   ctx: IpamContext,
   kv: KVPair<'IPAMBlock'>,
   block: AllocationBlock,
 ): Promise<KVPair<'IPAMBlock'>> {
-  try {
-    const written = await ctx.ds.update(blockRewrite(kv, block));
-    ctx.blockHints?.remember(written);
-    return written;
-  } catch (e) {
-    ctx.blockHints?.forget(kv.key.cidr);
-    throw e;
-  }
+  return ctx.ds.update(blockRewrite(kv, block));
 }
 
-/** CAS-deletes a block at the revision it was read at; its hint is dropped whatever happens. */
+/** CAS-deletes a block at the revision it was read at. */
 export async function deleteBlock(ctx: IpamContext, kv: KVPair<'IPAMBlock'>): Promise<void> {
-  try {
-    await ctx.ds.delete(kv.key, {
-      revision: kv.revision,
-      ...(kv.uid !== undefined && { uid: kv.uid }),
-    });
-  } finally {
-    ctx.blockHints?.forget(kv.key.cidr);
-  }
+  await ctx.ds.delete(kv.key, {
+    revision: kv.revision,
+    ...(kv.uid !== undefined && { uid: kv.uid }),
+  });
 }
 
 async function setAffinityState(
@@ -183,7 +150,6 @@ export async function claimAffineBlock(
   });
   try {
     const kv = await ctx.ds.create({ key: blockKey(cidr), value: block });
-    ctx.blockHints?.remember(kv);
     await confirmAffinity(ctx, aff);
     return { kv, block };
   } catch (e) {

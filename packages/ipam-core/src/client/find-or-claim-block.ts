@@ -1,19 +1,14 @@
 import type { AddressFilter } from '@netledger/accounting';
 import { parseCidr } from '@netledger/accounting';
 import { withCasRetry, DATASTORE_RETRIES } from '../cas-retry.js';
-import { affinityString, numFreeAddresses } from '../block/block-queries.js';
+import { numFreeAddresses } from '../block/block-queries.js';
 import type { HostReservedAttr } from '../block/new-block.js';
 import type { IpamConfig } from '../config/ipam-config.js';
 import type { KVPair } from '../datastore/datastore.js';
 import { IpamError, isIpamError } from '../errors.js';
 import type { IPPool } from '../model/resources.js';
 import type { LoadedBlock } from './block-reader-writer.js';
-import {
-  affinityKey,
-  getBlockFromAffinity,
-  getPendingAffinity,
-  hintedBlock,
-} from './block-reader-writer.js';
+import { affinityKey, getBlockFromAffinity, getPendingAffinity } from './block-reader-writer.js';
 import { findUsableBlock } from './find-usable-block.js';
 import type { AffinityConfig, IpamContext } from './ipam-context.js';
 
@@ -26,19 +21,11 @@ export interface BlockAssignState {
   allowNewClaim: boolean;
   readonly reservations: AddressFilter;
   readonly hostReserved?: HostReservedAttr;
-  /** Take an affine block from the client's block hints, unread (autoAssign only: see FoundBlock). */
-  readonly useBlockHints?: boolean;
 }
 
 /** A block to allocate from, and whether this call claimed it. */
 export interface FoundBlock extends LoadedBlock {
   readonly newlyClaimed: boolean;
-  /**
-   * Set when the block is this client's hint for that affinity, not a fresh read: it may be
-   * stale. If the write on it fails, the caller puts the affinity back in front of
-   * `remainingAffineBlocks` (the hint is gone by then) so the next call takes the normal path.
-   */
-  readonly hintFor?: KVPair<'BlockAffinity'>;
 }
 
 /** What {@link findOrClaimBlock} looks for: a block with `minFree` free addresses, under `config`. */
@@ -68,10 +55,6 @@ export async function findOrClaimBlock(
     const listed = state.remainingAffineBlocks.shift()!;
     const cidr = listed.key.cidr;
     if (state.reservations.matchesWholeCidr(parseCidr(cidr))) continue;
-    const hinted =
-      state.useBlockHints &&
-      usableHint(ctx, state, { listed, cooldownSeconds: config.ipCooldownSeconds, minFree });
-    if (hinted) return { ...hinted, newlyClaimed: false, hintFor: listed };
     let found: LoadedBlock | undefined;
     try {
       found = await withCasRetry(async (attempt) => {
@@ -124,22 +107,3 @@ export async function findOrClaimBlock(
 }
 
 class ClaimLost extends Error {}
-
-/**
- * The hinted block of a confirmed affinity, if it is still ours and looks like it has room. A
- * hint that looks full is not trusted either way: the normal path reads the block afresh.
- */
-function usableHint(
-  ctx: IpamContext,
-  state: BlockAssignState,
-  hint: { listed: KVPair<'BlockAffinity'>; cooldownSeconds: number; minFree: number },
-): LoadedBlock | undefined {
-  const { listed, minFree } = hint;
-  if (listed.value.state !== 'confirmed') return undefined;
-  const hinted = hintedBlock(ctx, listed.key.cidr, hint.cooldownSeconds);
-  if (!hinted) return undefined;
-  if (hinted.block.affinity !== affinityString(state.affinity.affinityType, state.affinity.host))
-    return undefined;
-  const free = numFreeAddresses(hinted.block, state.reservations);
-  return free > 0 && free >= minFree ? hinted : undefined;
-}

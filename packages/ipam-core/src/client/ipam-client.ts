@@ -28,7 +28,6 @@ import type { AssignIpArgs } from './assign-ip.js';
 import type { AutoAssignArgs, IpamAssignments } from './assignments.js';
 import { emptyAssignments } from './assignments.js';
 import { affinityFor, autoAssignVersion } from './auto-assign.js';
-import { createBlockHints } from './block-hints.js';
 import { updateBlock } from './block-reader-writer.js';
 import { checkPoolFamily, checkRequestedPools } from './check-pool-family.js';
 import type { Clock, Random } from './clock.js';
@@ -198,16 +197,15 @@ const nonNegativeInt = (n: number | undefined, what: string): number => {
 /**
  * Creates an IPAM client. Requests for one host are serialised within the process (a daemon
  * serving a burst of pods queues them instead of racing itself for the same block); releases
- * are serialised per block. The client remembers the blocks it last wrote (up to 1,024) and
- * autoAssign writes over them without reading them again; a block changed elsewhere since costs
- * one failed compare-and-swap, then the block is read as usual.
+ * are serialised per block. The client caches nothing: a long-lived process that wants its
+ * reads served from memory puts a watch-fed mirror in front of the store
+ * (`@netledger/ipam-core/adapter`'s `createMirroredDatastore`).
  */
 export function createIpamClient(options: IpamClientOptions): IpamClient {
   const ctx: IpamContext = {
     ds: options.datastore,
     clock: options.clock ?? systemClock,
     random: options.random ?? systemRandom,
-    blockHints: createBlockHints(),
   };
   const hostLocks = createKeyedMutex();
   const blockLocks = createKeyedMutex();

@@ -120,13 +120,10 @@ async function releaseInTransaction(
       : { op: 'delete', key: handle.key, options: preconditionsOf(handle) },
   ];
   try {
-    const [block, written] = await args.transact(writes);
-    if (block) ctx.blockHints?.remember(block as KVPair<'IPAMBlock'>);
-    else ctx.blockHints?.forget(cidr);
+    const [, written] = await args.transact(writes);
     return { written: true, handle: written as KVPair<'IPAMHandle'> | undefined };
   } catch (e) {
     if (!refusesKey(e, handle.key)) {
-      ctx.blockHints?.forget(cidr);
       // A block deleted since it was read: the retry finds it gone, as a single write would.
       if (refusesKey(e, loaded.kv.key)) throw updateConflictError(loaded.kv.key);
       throw e;

@@ -90,19 +90,15 @@ async function countInTransaction(
     const next = addToHandle(current?.value, count);
     if ('over' in next) return { ok: false, currentCount: next.over };
     try {
-      const [, written] = await transact([
+      await transact([
         current
           ? { op: 'update', kv: { ...current, value: next.value } }
           : { op: 'create', kv: { key, value: next.value } },
         { op: 'update', kv: blockRewrite(write.kv, write.block) },
       ]);
-      ctx.blockHints?.remember(written as KVPair<'IPAMBlock'>);
       return { ok: true };
     } catch (e) {
-      if (!refusesKey(e, key) || attempt >= DATASTORE_RETRIES) {
-        ctx.blockHints?.forget(write.kv.key.cidr);
-        throw e;
-      }
+      if (!refusesKey(e, key) || attempt >= DATASTORE_RETRIES) throw e;
     }
     // The handle exists, changed or went away since: count on what it holds now.
     current = await ctx.ds.get(key).catch((e: unknown) => {
