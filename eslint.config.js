@@ -1,7 +1,8 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-// The pure packages (DESIGN.md): no I/O, no store, no network library, nothing above them.
+// The pure packages (accounting, ipam-core): no I/O, no store, no network library, nothing above
+// them.
 const NO_IO = [
   {
     group: [

@@ -30,6 +30,10 @@ const status = spawnSync('pnpm', turboArgs, {
   env: { ...process.env, NETLEDGER_BENCH_DIR: resultsDir },
 }).status;
 
+// The code measured: HEAD, marked when the working tree differed from it.
+const git = (...args) => spawnSync('git', args, { cwd: root, encoding: 'utf8' }).stdout.trim();
+const commit = `${git('rev-parse', '--short=12', 'HEAD')}${git('status', '--porcelain', '--untracked-files=no') ? ' with uncommitted changes' : ''}`;
+
 const previousPath = join(root, 'docs', 'benchmarks.json');
 const previous = existsSync(previousPath)
   ? JSON.parse(readFileSync(previousPath, 'utf8'))
@@ -47,7 +51,7 @@ for (const f of files) {
     const old = before?.results?.find((x) => x.name === m.name);
     if (old) m.previous = old.value;
   }
-  sections[w] = { ...r, date: new Date().toISOString() };
+  sections[w] = { ...r, date: new Date().toISOString(), commit };
   ran.push(w);
 }
 const machine = {
@@ -61,7 +65,8 @@ const fmt = (v) =>
   Math.abs(v) >= 100 ? v.toFixed(0) : Math.abs(v) >= 1 ? v.toFixed(2) : v.toPrecision(3);
 let md = `# Benchmarks\n\nWritten by \`pnpm bench\` (scripts/bench.mjs); do not edit by hand. Each package's figures come\nfrom one run of its \`bench\` script, with nothing else running. "Ratio" is this run's value over the\nprevious run's (for "higher is better" metrics, above 1 is an improvement; for "lower", below 1).\n\nLast machine: ${machine.cpus}, Node ${machine.node}, Linux ${machine.kernel}.\n`;
 for (const [w, s] of Object.entries(sections).sort()) {
-  md += `\n## ${s.title} (\`${w}\`)\n\nMeasured ${s.date.slice(0, 16).replace('T', ' ')} UTC with \`${s.command}\`.\n`;
+  const at = s.commit ? ` at commit ${s.commit}` : ' (commit not recorded)';
+  md += `\n## ${s.title} (\`${w}\`)\n\nMeasured ${s.date.slice(0, 16).replace('T', ' ')} UTC${at} with \`${s.command}\`.\n`;
   if (s.notes) md += `\n${s.notes}\n`;
   md +=
     '\n| metric | value | unit | better | previous | ratio | target |\n|---|---:|---|---|---:|---:|---|\n';

@@ -3,21 +3,17 @@
 // socket until told to stop, then drain and close.
 import { existsSync } from 'node:fs';
 import {
-  createFlockHostLock,
-  createLogger,
-  serveAgentRequest,
-  storeIdentity,
-} from '@netledger/cni';
-import type { AgentScope, PluginDeps } from '@netledger/cni';
-import {
   AgentSocketError,
-  appendRequestLog,
   createAgentMetrics,
   createAgentStore,
   queryAgentStatus,
   startAgentServer,
-} from '@netledger/cni/agent';
-import type { AgentServer } from '@netledger/cni/agent';
+} from '@netledger/agent';
+import type { AgentServer } from '@netledger/agent';
+import { createFlockHostLock, createLogger } from '@netledger/cni';
+import type { PluginDeps } from '@netledger/cni';
+import { appendRequestLog, serveAgentRequest, storeIdentity } from '@netledger/cni/agent';
+import type { AgentScope } from '@netledger/cni/agent';
 import {
   createDatastoreOpener,
   readEnvSettings,

@@ -3,7 +3,7 @@
 // HTTP gateway, as the agent reaches it): the Datastore contract through the stack, and the mirror
 // inside it following another client's pool, Node and affinity changes with no re-sync.
 import { join } from 'node:path';
-import { createAgentStore } from '@netledger/cni/agent';
+import { createAgentStore } from '@netledger/agent';
 import { createEtcdDatastore } from '@netledger/datastore-etcd';
 import { createFileDatastore } from '@netledger/datastore-file';
 import { KINDS } from '@netledger/ipam-core';

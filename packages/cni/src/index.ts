@@ -59,20 +59,3 @@ export type { KubeApi, KubeMeta, OwnerReference } from './k8s/kube-reads.js';
 export { MIGRATION_JOB_LABEL, VM_ATTRS, vmHandleId, vmiOwnerOf } from './k8s/kubevirt.js';
 export type { VmiInfo } from './k8s/kubevirt.js';
 export type { WorkloadOverrides } from './k8s/workload-overrides.js';
-export {
-  AGENT_CNI_PATH,
-  AGENT_MAX_REQUEST_BYTES,
-  AgentProtocolError,
-  FALLBACK_HEADER,
-  FALLBACK_STATUS,
-  answerResponse,
-  decodeAgentRequest,
-} from './agent/agent-protocol.js';
-export type { AgentRequest } from './agent/agent-protocol.js';
-export { serveAgentRequest } from './agent/serve-agent-request.js';
-export type {
-  AgentScope,
-  AgentServeResult,
-  ServeAgentRequestOptions,
-} from './agent/serve-agent-request.js';
-export { storeIdentity } from './agent/store-identity.js';

@@ -2,12 +2,11 @@
 // path, the requests it sends back, and what a steady-state ADD costs the store (writes only).
 import { createIpamClient, createMemoryDatastore } from '@netledger/ipam-core';
 import type { Datastore } from '@netledger/ipam-core';
-import { createMirroredDatastore } from '@netledger/ipam-core/adapter';
+import { DEFAULT_MIRRORED_KINDS, createMirroredDatastore } from '@netledger/ipam-core/adapter';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_AGENT_SOCKET } from '../net-conf.js';
 import type { PluginDeps } from '../run-plugin.js';
 import { runCniPlugin } from '../run-plugin.js';
-import { agentMirrorLists } from './agent-mirror.js';
 import type { AgentScope, AgentServeResult } from './serve-agent-request.js';
 import { serveAgentRequest } from './serve-agent-request.js';
 import { storeIdentity } from './store-identity.js';
@@ -80,7 +79,10 @@ const conf = (over: Record<string, unknown> = {}, ipam: Record<string, unknown> 
 /** An agent over its own memory store, and the plugin's in-process path over a twin store. */
 async function setUp() {
   const raw = counting(await seeded());
-  const mirrored = createMirroredDatastore(raw.ds, { lists: agentMirrorLists(NODE) });
+  // As netledger-node's view: what assignments read, and the blocks.
+  const mirrored = createMirroredDatastore(raw.ds, {
+    kinds: [...DEFAULT_MIRRORED_KINDS, 'IPAMBlock'],
+  });
   const shared = noClose(mirrored);
   const logged: string[] = [];
   const agentDeps: PluginDeps = { ...baseDeps, openDatastore: async () => shared };

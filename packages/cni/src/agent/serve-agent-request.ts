@@ -9,10 +9,9 @@ import { resolveNodename } from '../nodename.js';
 import type { CniRequest } from '../cni-request.js';
 import { parseCniRequest } from '../cni-request.js';
 import type { HostLock } from '../flock-host-lock.js';
-import type { PluginDeps, PluginOutput } from '../run-plugin.js';
+import type { PluginDeps, PluginInvocation, PluginOutput } from '../run-plugin.js';
 import { runCniPlugin } from '../run-plugin.js';
 import { handleIdFor } from '../workload-identity.js';
-import type { AgentRequest } from './agent-protocol.js';
 import { observeHandleCreate } from './observe-handle-create.js';
 
 /** What one node agent serves: its node, its socket and its store. */
@@ -27,7 +26,7 @@ export interface AgentScope {
 
 /** Options of {@link serveAgentRequest}. */
 export interface ServeAgentRequestOptions {
-  readonly request: AgentRequest;
+  readonly request: PluginInvocation;
   readonly scope: AgentScope;
   /**
    * The plugin's dependencies in the agent: its store (mirrored, opened once; closing it is left
@@ -96,7 +95,7 @@ async function mismatch(
 }
 
 /** The request and config, or undefined when the plugin would refuse them (it then says why). */
-function parsed(request: AgentRequest): { cni: CniRequest; conf: NetConf } | undefined {
+function parsed(request: PluginInvocation): { cni: CniRequest; conf: NetConf } | undefined {
   try {
     const cni = parseCniRequest(request.env);
     if (!cni || cni.command === 'VERSION') return undefined;

@@ -2,7 +2,6 @@
 // agent's unix socket, one request per connection. The client is the static client
 // (apps/cni-plugin/client/agent.go), which reads the answer: a complete 200 with the headers below
 // is the plugin's output, anything else sends it to its Node.js fallback.
-import type { PluginOutput } from '../run-plugin.js';
 
 /** The agent's path for CNI commands (POST). */
 export const AGENT_CNI_PATH = '/v1/cni';
@@ -16,6 +15,13 @@ const STDOUT_LENGTH_HEADER = 'x-cni-stdout-length';
 export const FALLBACK_HEADER = 'x-netledger-fallback';
 /** The status of a request the agent does not serve: the client runs the command itself. */
 export const FALLBACK_STATUS = 421;
+
+/** What the plugin printed and its exit status: the answer to one request. */
+export interface AgentOutput {
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly exitCode: 0 | 1;
+}
 
 /** What the plugin was given: its environment and its standard input. */
 export interface AgentRequest {
@@ -82,7 +88,7 @@ export function agentHttpRequest(request: AgentRequest, client: string): Buffer 
 }
 
 /** The status, headers and body of a served request (the static client reads them). */
-export function answerResponse(output: PluginOutput): {
+export function answerResponse(output: AgentOutput): {
   headers: Record<string, string>;
   body: Buffer;
 } {

@@ -1,4 +1,5 @@
-// The agent's endpoint on a real unix socket, serving the plugin over a memory store, with clients
+// The agent's endpoint (@netledger/agent) on a real unix socket, serving the plugin
+// (@netledger/cni/agent) over a memory store, as netledger-node wires them, with clients
 // that go away: before their request is read, while their ADD waits for the host lock, and in the
 // middle of their ADD's write. Nothing they asked for stays allocated, and each costs one log line.
 import { createConnection } from 'node:net';
@@ -9,15 +10,11 @@ import type { Datastore, TransactionWrite } from '@netledger/ipam-core';
 import { forwardingDatastore } from '@netledger/ipam-core/adapter';
 import { createTempDir } from '@netledger/testkit';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { HostLock, HostLockOptions } from '../flock-host-lock.js';
-import { createLogger } from '../logger.js';
-import type { PluginDeps } from '../run-plugin.js';
-import type { RequestOutcome } from './agent-metrics.js';
-import { agentHttpRequest } from './agent-protocol.js';
-import { startAgentServer } from './agent-server.js';
-import type { AgentServer } from './agent-server.js';
-import { serveAgentRequest } from './serve-agent-request.js';
-import { storeIdentity } from './store-identity.js';
+import { agentHttpRequest, startAgentServer } from '@netledger/agent';
+import type { AgentServer, RequestOutcome } from '@netledger/agent';
+import { createLogger } from '@netledger/cni';
+import type { HostLock, HostLockOptions, PluginDeps } from '@netledger/cni';
+import { serveAgentRequest, storeIdentity } from '@netledger/cni/agent';
 
 const NODE = 'node-a';
 const STORE = '/var/lib/netledger/datastore.json';

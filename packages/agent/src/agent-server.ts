@@ -11,18 +11,36 @@ import {
   answerResponse,
   decodeAgentRequest,
 } from './agent-protocol.js';
-import type { AgentRequest } from './agent-protocol.js';
-import type { AgentServeResult } from './serve-agent-request.js';
-import type { PluginOutput } from '../run-plugin.js';
-import type { Logger } from '../logger.js';
+import type { AgentOutput, AgentRequest } from './agent-protocol.js';
 import type { RequestOutcome } from './agent-metrics.js';
 import { listenPrivately, prepareSocketPath, removeSocket } from './agent-socket.js';
+
+/** What serving one request came to: an answer, or the client sent back to run it itself. */
+export type ServedRequest =
+  | {
+      readonly kind: 'answer';
+      readonly output: AgentOutput;
+      /**
+       * Present when the answer still holds the host lock (an ADD): called once after the answer
+       * was written, saying whether it reached the client; resolves with what was undone, for
+       * the log.
+       */
+      readonly settle?: (delivered: boolean) => Promise<string | undefined>;
+    }
+  | { readonly kind: 'fallback'; readonly reason: string };
+
+/** Where the endpoint logs. */
+export interface AgentLog {
+  debug(msg: string): void;
+  warning(msg: string): void;
+  error(msg: string): void;
+}
 
 /** Options of {@link startAgentServer}. */
 export interface AgentServerOptions {
   readonly socketPath: string;
   /** Serves one CNI request; `signal` aborts when the client hangs up first. */
-  readonly serve: (request: AgentRequest, signal: AbortSignal) => Promise<AgentServeResult>;
+  readonly serve: (request: AgentRequest, signal: AbortSignal) => Promise<ServedRequest>;
   /** The status document (GET /v1/status) and whether the agent is ready (GET /healthz). */
   readonly status: () => { readonly ready: boolean } & Record<string, unknown>;
   /** The Prometheus text (GET /metrics). */
@@ -32,7 +50,7 @@ export interface AgentServerOptions {
     labels: { command: string; client: string; outcome: RequestOutcome },
     ms: number,
   ) => void;
-  readonly log: Logger;
+  readonly log: AgentLog;
 }
 
 /** A listening agent. */
@@ -63,7 +81,7 @@ const code = (e: unknown): string | undefined => (e as NodeJS.ErrnoException | u
  */
 function writeAnswer(
   res: ServerResponse,
-  output: PluginOutput,
+  output: AgentOutput,
   gone: AbortSignal,
 ): Promise<boolean> {
   const socket = res.socket;
