@@ -2,9 +2,13 @@
 // (isGateway), and "ipam": netledger-ipam in gateway mode, and the same harness with Debian's
 // host-local on an equal /24, side by side. Neither may hand a container the bridge's gateway or
 // the subnet's network or broadcast address (which calico mode would: issue 14). netledger-ipam
-// runs three ways: on its own (bin/), with no `mode` (gateway mode is the default under bridge),
-// installed with netledger-node serving it, and installed with netledger-node stopped (killed: its
-// socket left behind, the plugin runs every command itself), both with `"mode": "gateway"`.
+// runs four ways: on its own (bin/), with no `mode` (gateway mode is the default under bridge),
+// installed with netledger-node serving it, installed with netledger-node stopped (killed: its
+// socket left behind, the plugin runs every command itself), both with `"mode": "gateway"`, and,
+// for a few containers, installed with netledger-node hung (SIGSTOP): each ADD fails "try again
+// later" (11) after agent_answer_timeout, the resumed agent drops the requests whose clients went
+// away (nothing allocated), and the runtime's retry goes through it.
+import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createFileDatastore } from '@netledger/datastore-file';
@@ -12,14 +16,18 @@ import { createIpamClient, isIpamError } from '@netledger/ipam-core';
 import type { IpamClient } from '@netledger/ipam-core';
 import { createTempDir } from '@netledger/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answered, setUpAgent } from './agent-harness.js';
+import { abandoned, answered, setUpAgent, waitForStatus } from './agent-harness.js';
 import type { AgentMode, AgentSetup } from './agent-harness.js';
+import { BIN_DIR } from './exec-harness.js';
 import { createNetnsHarness, pooled, requireNetnsPrerequisites } from './netns-harness.js';
 import type { PluginRun } from './netns-harness.js';
 
 const CONTAINERS = 50;
 const PARALLEL = 5;
 const COOLDOWN_S = 20;
+/** The hung-agent variant: few containers, for each of their ADDs waits the whole timeout. */
+const PAUSED_CONTAINERS = 3;
+const ANSWER_TIMEOUT_S = 1;
 
 interface Variant {
   readonly name: string;
@@ -88,11 +96,36 @@ const p50 = (xs: number[]): number =>
 afterAll(() => {
   const rows = Object.entries(timings).map(
     ([name, t]) =>
-      `${name.padEnd(43)} bridge ADD p50 ${p50(t.add).toFixed(0)} ms, DEL p50 ${p50(t.del).toFixed(0)} ms`,
+      `${name.padEnd(43)} bridge ADD p50 ${p50(t.add).toFixed(0)} ms` +
+      (t.del.length > 0 ? `, DEL p50 ${p50(t.del).toFixed(0)} ms` : ''),
   );
   if (rows.length > 0)
-    console.log(`bridge + IPAM, ${CONTAINERS} containers each:\n${rows.join('\n')}`);
+    console.log(
+      `bridge + IPAM, ${CONTAINERS} containers each (${PAUSED_CONTAINERS} with netledger-node paused):\n${rows.join('\n')}`,
+    );
 });
+
+/** The store's handles of `ids` on network `network`, and what each holds ([] when none). */
+async function heldBy(
+  storePath: string,
+  network: string,
+  ids: readonly string[],
+): Promise<Record<string, string[]>> {
+  const ds = await createFileDatastore({ path: storePath });
+  try {
+    const c = createIpamClient({ datastore: ds });
+    const held: Record<string, string[]> = {};
+    for (const id of ids) {
+      held[id] = await c.ipsByHandle(`${network}.${id}`).catch((e: unknown) => {
+        if (isIpamError(e, 'DoesNotExist')) return [];
+        throw e;
+      });
+    }
+    return held;
+  } finally {
+    await ds.close();
+  }
+}
 
 describe.each(variants)('bridge with $name', (variant) => {
   let tmp: { path: string; remove: () => Promise<void> };
@@ -313,4 +346,158 @@ describe.each(variants)('bridge with $name', (variant) => {
       },
     );
   }
+});
+
+describe('bridge with netledger-ipam with netledger-node paused (SIGSTOP: bounded wait)', () => {
+  const name = 'netledger-ipam with netledger-node paused';
+  let tmp: { path: string; remove: () => Promise<void> };
+  let h: ReturnType<typeof createNetnsHarness>;
+  let conf: Record<string, unknown>;
+  let agent: AgentSetup | undefined;
+  let socket: string;
+  let storePath: string;
+  const containers: { id: string; netns: string; result?: Record<string, unknown> }[] = [];
+  const ids = (): string[] => containers.map((c) => c.id);
+  const ipamCheck = (): string =>
+    execFileSync(join(BIN_DIR, 'netledgerctl'), ['ipam', 'check'], {
+      env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', NETLEDGER_DATASTORE_PATH: storePath },
+      encoding: 'utf8',
+    });
+  const run = (command: string, c: (typeof containers)[number]): Promise<PluginRun> =>
+    h.runPlugin('bridge', command, { containerId: c.id, netns: c.netns, conf });
+
+  beforeAll(async () => {
+    requireNetnsPrerequisites();
+    tmp = await createTempDir('netledger-cni-e2e-');
+    const binDir = join(tmp.path, 'cni-bin');
+    h = createNetnsHarness('np', { binDir });
+    socket = join(tmp.path, 'run', 'node.sock');
+    storePath = join(tmp.path, 'store', 'datastore.json');
+    conf = {
+      cniVersion: '1.0.0',
+      name: 'e2e-paused',
+      type: 'bridge',
+      bridge: `nlbr${h.suffix}`,
+      isGateway: true,
+      ipam: {
+        ...netledger(name, 'np', { agent: 'paused', mode: 'gateway' }).ipam(tmp.path),
+        agent_answer_timeout: ANSWER_TIMEOUT_S,
+      },
+    };
+    const ds = await createFileDatastore({ path: storePath });
+    await createIpamClient({ datastore: ds }).pools.create({
+      metadata: { name: 'e2e' },
+      spec: { cidr: '10.123.0.0/24' },
+    });
+    await ds.close();
+    agent = await setUpAgent({
+      mode: 'paused',
+      binDir,
+      socket,
+      nodename: 'e2e-node',
+      datastorePath: storePath,
+    });
+    for (let i = 0; i < PAUSED_CONTAINERS; i++)
+      containers.push({ id: `e2ep${i}${h.suffix}`, netns: h.container(i) });
+    timings[`${name}: failed ADD`] = { add: [], del: [] };
+    timings[`${name}: retried`] = { add: [], del: [] };
+  }, 120_000);
+
+  afterAll(async () => {
+    await agent?.stop(); // SIGCONT, then SIGKILL
+    h?.cleanup();
+    await tmp?.remove();
+  });
+
+  it(`each ADD fails "try again later" (11) naming the socket after agent_answer_timeout; resumed, the agent drops them: nothing allocated`, async () => {
+    const runs: PluginRun[] = [];
+    try {
+      runs.push(await run('ADD', containers[0]!)); // creates the bridge; the rest run in parallel
+      // Pinned as in the variants above (bridge refuses the all-zero MAC a bridge without ports
+      // would have by the time the retried ADDs come).
+      h.setMac(conf['bridge'] as string, h.mac(conf['bridge'] as string));
+      runs.push(...(await pooled(containers.slice(1), PARALLEL, (c) => run('ADD', c))));
+    } finally {
+      agent!.resume(); // every client has given up by now
+    }
+    for (const [i, r] of runs.entries()) {
+      timings[`${name}: failed ADD`]!.add.push(r.ms);
+      expect(r.status, `ADD ${containers[i]!.id}: ${r.stdout}${r.stderr}`).toBe(1);
+      // bridge relays its IPAM plugin's error as it is.
+      expect(r.json).toEqual({
+        code: 11,
+        msg: `the node agent at ${socket} did not answer within ${ANSWER_TIMEOUT_S} s: try again later`,
+      });
+      // It waited for the answer for the whole timeout.
+      expect(r.ms).toBeGreaterThanOrEqual(ANSWER_TIMEOUT_S * 1000);
+      // bridge leaves the veth it made before asking its IPAM plugin, with no address.
+      expect(h.hasLink(containers[i]!.netns)).toBe(true);
+      expect(h.addresses(containers[i]!.netns)).toEqual([]);
+    }
+    // Each ADD was sent whole before its client gave up: the resumed agent reads it, finds the
+    // client gone, and drops it (or would roll it back, had it run it).
+    const status = await waitForStatus(agent!, (s) =>
+      expect(abandoned(s, 'ADD')).toBe(PAUSED_CONTAINERS),
+    );
+    expect(answered(status, 'ADD')).toBe(0);
+    expect(status.inFlight).toBe(0);
+    expect(await heldBy(storePath, 'e2e-paused', ids())).toEqual(
+      Object.fromEntries(ids().map((id) => [id, []])),
+    );
+    expect(ipamCheck()).toContain('IPAM blocks record 0 allocations.');
+    expect(agent!.agent!.log()).toMatch(/ADD from netledger-ipam: abandoned \(/);
+    expect(agent!.agent!.log()).not.toMatch(/\n\s+at /);
+  }, 120_000);
+
+  it("the runtime's clean-up DEL and retried ADD go through the resumed agent: distinct addresses on the interfaces", async () => {
+    const retryOne = async (c: (typeof containers)[number]): Promise<void> => {
+      // A runtime deletes a failed ADD's attachment (bridge left the veth) before it retries.
+      const del = await run('DEL', c);
+      expect(del.status, `DEL ${c.id}: ${del.stdout}${del.stderr}`).toBe(0);
+      const r = await run('ADD', c);
+      expect(r.status, `ADD ${c.id}: ${r.stdout}${r.stderr}`).toBe(0);
+      timings[`${name}: retried`]!.add.push(r.ms);
+      c.result = r.json;
+    };
+    await pooled(containers, PARALLEL, retryOne);
+    const addresses = containers.map((c) =>
+      (c.result!['ips'] as { address: string }[]).map((ip) => ip.address),
+    );
+    for (const [i, c] of containers.entries()) {
+      expect(addresses[i]).toHaveLength(1);
+      expect(addresses[i]![0]).toMatch(/^10\.123\.0\.\d+\/24$/);
+      expect(['10.123.0.0/24', '10.123.0.1/24', '10.123.0.255/24']).not.toContain(addresses[i]![0]);
+      expect(h.addresses(c.netns)).toEqual(addresses[i]);
+    }
+    expect(new Set(addresses.flat()).size).toBe(PAUSED_CONTAINERS);
+    expect(await heldBy(storePath, 'e2e-paused', ids())).toEqual(
+      Object.fromEntries(ids().map((id, i) => [id, [addresses[i]![0]!.replace('/24', '')]])),
+    );
+    expect(h.ping(containers[0]!.netns, '10.123.0.1')).toBe(true);
+  }, 120_000);
+
+  it('DEL frees every address: ipam check finds no allocation; the agent answered every retried command', async () => {
+    const dels = await pooled(containers, PARALLEL, (c) => run('DEL', c));
+    for (const r of dels) {
+      expect(r.status, r.stdout + r.stderr).toBe(0);
+      timings[`${name}: retried`]!.del.push(r.ms);
+    }
+    for (const c of containers) expect(h.hasLink(c.netns)).toBe(false);
+    expect(await heldBy(storePath, 'e2e-paused', ids())).toEqual(
+      Object.fromEntries(ids().map((id) => [id, []])),
+    );
+    const check = ipamCheck();
+    expect(check).toContain('IPAM blocks record 0 allocations.');
+    expect(check).toContain('Check complete; found 0 problems.');
+    const status = (await agent!.status())!;
+    expect({
+      ADD: answered(status, 'ADD'),
+      abandonedADD: abandoned(status, 'ADD'),
+      DEL: answered(status, 'DEL'),
+    }).toEqual({
+      ADD: PAUSED_CONTAINERS,
+      abandonedADD: PAUSED_CONTAINERS,
+      DEL: 2 * PAUSED_CONTAINERS,
+    });
+  }, 120_000);
 });

@@ -109,6 +109,15 @@ export function createNetnsHarness(tag: string, options: { binDir?: string } = {
         return false;
       }
     },
+    /** A link's MAC address inside the host namespace. */
+    mac(dev: string): string {
+      const out = execFileSync('ip', ['-n', host, '-j', 'link', 'show', 'dev', dev], {
+        encoding: 'utf8',
+      });
+      const [link] = JSON.parse(out) as { address: string }[];
+      if (link === undefined) throw new Error(`no link ${dev} in ${host}`);
+      return link.address;
+    },
     /** Sets a link's MAC address inside the host namespace. */
     setMac(dev: string, mac: string): void {
       execFileSync('ip', ['-n', host, 'link', 'set', 'dev', dev, 'address', mac]);

@@ -65,6 +65,22 @@ export function currentUlimits(): { nofile: string; nproc: string } {
   return { nofile: `${fileSoft}:${fileHard}`, nproc: `${nproc}:${nproc}` };
 }
 
+/**
+ * Creates bridge `name` in network namespace `netns` with its MAC address pinned, as a node's
+ * long-lived bridge is once the bridge plugin has set its gateway address. A bridge left without
+ * ports has the all-zero MAC the kernel gives it, which Debian's bridge plugin (1.1.1, isGateway)
+ * then fails to set ("could not set bridge's mac: invalid argument"): what a first ADD that failed
+ * after creating the bridge leaves behind.
+ */
+export function addPinnedBridge(netns: string, name: string): void {
+  execFileSync('ip', ['-n', netns, 'link', 'add', 'name', name, 'type', 'bridge']);
+  const [link] = JSON.parse(
+    execFileSync('ip', ['-n', netns, '-j', 'link', 'show', 'dev', name], { encoding: 'utf8' }),
+  ) as { address: string }[];
+  if (link === undefined) throw new Error(`bridge ${name} missing in ${netns}`);
+  execFileSync('ip', ['-n', netns, 'link', 'set', 'dev', name, 'address', link.address]);
+}
+
 /** What a podman invocation printed and how it ended. */
 export interface PodmanRun {
   readonly status: number | null;
