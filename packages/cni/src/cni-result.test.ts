@@ -14,19 +14,33 @@ describe('formatResult', () => {
         { version: '6', address: 'fd5f:abcd:64:4f2c::7/122' },
       ],
       routes: [{ dst: '10.65.79.0/26' }, { dst: 'fd5f:abcd:64:4f2c::/122' }],
+      dns: {},
     });
   });
 
   it.each<SpecVersion>(['1.0.0', '1.1.0'])(
-    '%s: no "version", no gateway, no interfaces, no dns',
+    '%s: no "version", no gateway, no interfaces; "dns": {} as calico-ipam prints it',
     (v) => {
       expect(formatResult(dual, v)).toEqual({
         cniVersion: v,
         ips: [{ address: '10.65.79.2/26' }, { address: 'fd5f:abcd:64:4f2c::7/122' }],
         routes: [{ dst: '10.65.79.0/26' }, { dst: 'fd5f:abcd:64:4f2c::/122' }],
+        dns: {},
       });
     },
   );
+
+  it('prints fields in libcni order, and no routes when there are none (Go omitempty)', () => {
+    expect(printJson(formatResult({ ips: ['10.1.0.9/32'], noRoutes: true }, '1.0.0'))).toBe(
+      '{\n    "cniVersion": "1.0.0",\n    "ips": [\n        {\n            "address": "10.1.0.9/32"\n        }\n    ],\n    "dns": {}\n}\n',
+    );
+    expect(Object.keys(formatResult(dual, '1.1.0'))).toEqual([
+      'cniVersion',
+      'ips',
+      'routes',
+      'dns',
+    ]);
+  });
 
   it.each<[SpecVersion, string]>([
     ['0.3.1', '10.1.0.9/32'],

@@ -29,7 +29,10 @@ export interface ResultIp {
 export interface CniResultJson {
   readonly cniVersion: SpecVersion;
   readonly ips: ResultIp[];
-  readonly routes: CniRoute[];
+  /** Absent when there are none, as Go's `omitempty` leaves it out. */
+  readonly routes?: CniRoute[];
+  /** Always `{}`: libcni's `DNS` is a struct, which `omitempty` never drops. */
+  readonly dns: Record<string, never>;
 }
 
 /** The error JSON of the specification. */
@@ -50,13 +53,20 @@ export function routeFor(address: string): { dst: string } {
 }
 
 /**
- * Formats an ADD result for the requested version: 0.3.x and 0.4.0 carry `"version": "4"|"6"` on
- * each IP, 1.x does not. By default one route per address ({@link routeFor}) and no gateway, as
- * calico-ipam; in gateway mode each IP carries its family's gateway and the routes are the
- * configured ones. Never interfaces or DNS.
+ * Formats an ADD result for the requested version, field for field as calico-ipam prints libcni's
+ * `Result` (containernetworking/cni pkg/types/100 and 040): 0.3.x and 0.4.0 carry
+ * `"version": "4"|"6"` on each IP, 1.x does not; `routes` is left out when empty; `dns` is `{}`.
+ * By default one route per address ({@link routeFor}) and no gateway, as calico-ipam; in gateway
+ * mode each IP carries its family's gateway and the routes are the configured ones. Never
+ * interfaces.
  */
 export function formatResult(result: IpamResult, cniVersion: SpecVersion): CniResultJson {
   const legacy = compareVersions(cniVersion, '1.0.0') < 0;
+  const routes = result.noRoutes
+    ? []
+    : result.routes
+      ? [...result.routes]
+      : result.ips.map(routeFor);
   return {
     cniVersion,
     ips: result.ips.map((address) => {
@@ -68,7 +78,8 @@ export function formatResult(result: IpamResult, cniVersion: SpecVersion): CniRe
         ...(gateway !== undefined && { gateway }),
       };
     }),
-    routes: result.noRoutes ? [] : result.routes ? [...result.routes] : result.ips.map(routeFor),
+    ...(routes.length > 0 && { routes }),
+    dns: {},
   };
 }
 

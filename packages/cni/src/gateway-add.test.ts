@@ -24,6 +24,7 @@ describe('ADD in gateway mode', () => {
       cniVersion: '1.0.0',
       ips: [{ address: expect.stringMatching(/^10\.1\.0\.\d+\/24$/), gateway: '10.1.0.1' }],
       routes: [{ dst: '0.0.0.0/0' }],
+      dns: {},
     });
     expect((await h.client.reservations.get(RESERVATION)).spec.reservedCIDRs).toEqual([
       '10.1.0.1/32',
@@ -42,9 +43,10 @@ describe('ADD in gateway mode', () => {
   it.each(['0.3.1', '0.4.0'])('carries version and gateway on each IP in %s', async (v) => {
     const h = await createHarness();
     const out = await h.run('ADD', gateway({}, { cniVersion: v }));
-    expect(out.json).toMatchObject({
+    expect(out.json).toEqual({
+      cniVersion: v,
       ips: [{ version: '4', address: expect.stringMatching(/\/24$/), gateway: '10.1.0.1' }],
-      routes: [],
+      dns: {},
     });
   });
 
@@ -186,6 +188,7 @@ describe('ADD in gateway mode', () => {
       cniVersion: '1.0.0',
       ips: [{ address: expect.stringMatching(/\/26$/) }],
       routes: [{ dst: expect.stringMatching(/^10\.1\.0\.\d+\/26$/) }],
+      dns: {},
     });
     expect(address).toMatch(/\/26$/);
     expect(await h.client.reservations.list()).toEqual([]);
@@ -205,7 +208,7 @@ describe('ADD without ipam.mode: the main plugin chooses', () => {
       expect(out.json).toEqual({
         cniVersion: '1.0.0',
         ips: [{ address: expect.stringMatching(/^10\.1\.0\.\d+\/24$/), gateway: '10.1.0.1' }],
-        routes: [],
+        dns: {},
       });
       expect((await h.client.reservations.get(RESERVATION)).spec.reservedCIDRs).toEqual([
         '10.1.0.1/32',
