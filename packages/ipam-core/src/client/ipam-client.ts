@@ -285,7 +285,7 @@ export function createIpamClient(options: IpamClientOptions): IpamClient {
     releaseByHandle: (h) => releaseByHandle(ctx, h, blockLocks),
     ipsByHandle: async (h) => ipsByHandle(ctx, h, (await loadConfig(ctx)).ipCooldownSeconds),
     getAssignmentAttributes: (ip) => getAssignmentAttributes(ctx, ip),
-    // eslint-disable-next-line @typescript-eslint/max-params -- the signature is fixed by DESIGN.md (Calico's SetOwnerAttributes)
+    // eslint-disable-next-line @typescript-eslint/max-params -- the public signature follows Calico's SetOwnerAttributes
     setOwnerAttributes: (ip, handleId, updates, preconditions) =>
       setOwnerAttributes(ctx, { ip, handleId, updates, ...(preconditions && { preconditions }) }),
     moveIpToHandle: (a) => moveIpToHandle(ctx, a),
