@@ -97,7 +97,12 @@ async function main(bundleDir: string): Promise<number> {
           (await import('@netledger/datastore-k8s')).kubeObjectReaderOf(datastore),
         createLogger: loggerFor,
         acquireLock: hostLock?.acquire ?? unlocked,
-        readFile: (path) => readFile(path, 'utf8').catch(() => undefined),
+        // No file is no node name; another failure goes to runCniPlugin, which logs it.
+        readFile: (path) =>
+          readFile(path, 'utf8').catch((e: unknown) => {
+            if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+            throw e;
+          }),
         osHostname: hostname,
         about: ABOUT,
       },

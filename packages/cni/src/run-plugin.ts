@@ -19,7 +19,7 @@ import { cmdCheckK8s } from './k8s/k8s-check.js';
 import { cmdDelK8s } from './k8s/k8s-del.js';
 import type { KubeApi } from './k8s/kube-reads.js';
 import type { Logger } from './logger.js';
-import { silentLogger } from './logger.js';
+import { ipamReporterFor, silentLogger } from './logger.js';
 import type { IpamConf } from './net-conf.js';
 import { decodeConfigHeader, parseNetConf } from './net-conf.js';
 import type { NodenameSources } from './nodename.js';
@@ -41,6 +41,11 @@ export const DEFAULT_LOCK_TIMEOUT_MS = 90_000;
 
 /** What the plugin needs from its host; the app wires real ones, tests in-memory ones. */
 export interface PluginDeps extends NodenameSources {
+  /**
+   * The text of `nodename_file`, `undefined` when there is none. A rejection (a file that exists
+   * but cannot be read) is logged as an error and taken as no node name, as calico-ipam does.
+   */
+  readonly readFile: (path: string) => Promise<string | undefined>;
   /**
    * Opens the configured datastore (the app's `@netledger/datastore-config` opener, which imports
    * the adapter lazily). A `DatastoreConfigError` it throws is reported with the spec's code.
@@ -206,7 +211,15 @@ export async function runCniPlugin(inv: PluginInvocation, deps: PluginDeps): Pro
       });
     }
     log = deps.createLogger?.(conf.ipam) ?? silentLogger;
-    const nodename = await resolveNodename(conf.ipam, deps);
+    const nodename = await resolveNodename(conf.ipam, {
+      ...deps,
+      // calico-ipam's nodenameFromFile: a file that cannot be read is logged, then taken as absent.
+      readFile: (path) =>
+        deps.readFile(path).catch((e: unknown) => {
+          log.error(`Failed to read ${path}: ${e instanceof Error ? e.message : String(e)}`);
+          return undefined;
+        }),
+    });
     // ADD, DEL and GC take the host lock before opening the datastore, so one process at a time
     // touches the store on this host (opening the file store takes its lock too).
     const locked =
@@ -234,7 +247,9 @@ export async function runCniPlugin(inv: PluginInvocation, deps: PluginDeps): Pro
           });
           try {
             const clock = deps.clock ?? { now: () => Date.now() };
-            const client = deps.ipamClient?.(datastore) ?? createIpamClient({ datastore, clock });
+            const client =
+              deps.ipamClient?.(datastore) ??
+              createIpamClient({ datastore, clock, report: ipamReporterFor(log) });
             const kube =
               conf.ipam.datastore.type === 'kubernetes' && cniArgs.k8s
                 ? await deps.kubeApi?.(datastore)
@@ -254,7 +269,10 @@ export async function runCniPlugin(inv: PluginInvocation, deps: PluginDeps): Pro
             };
             return await runCommand(ctx, version);
           } finally {
-            await datastore.close().catch(() => undefined);
+            // The command's outcome stands: a store that fails to close is only logged.
+            await datastore.close().catch((e: unknown) => {
+              log.warning(`closing the datastore: ${e instanceof Error ? e.message : String(e)}`);
+            });
           }
         },
       );
