@@ -2,7 +2,8 @@
 // options and the host's name sources to runAgent, and exit with its status.
 import { homedir, hostname } from 'node:os';
 import { dirname, join } from 'node:path';
-import { defaultDatastorePath } from '@netledger/datastore-file';
+import { createLogger } from '@netledger/cni';
+import { defaultDatastorePath, formatFileWarning } from '@netledger/datastore-file';
 import { AGENT_FILE_STORE_OPTIONS } from './agent-store-options.js';
 import { readNodenameFile } from './read-nodename-file.js';
 import { runAgent } from './run-agent.js';
@@ -12,6 +13,11 @@ const stopSignal = new Promise<string>((resolve) => {
 });
 
 const stderr = (t: string): void => void process.stderr.write(t);
+/**
+ * The store's failed cleanups and an unreadable nodename_file, in the format of runAgent's logger
+ * (warnings and errors whatever --log-level says).
+ */
+const log = createLogger({ level: 'warning', write: stderr });
 
 const user = () => ({
   uid: process.getuid?.(),
@@ -35,7 +41,10 @@ const code = await runAgent({
   // etcd through its HTTP gateway, as the plugin reaches it; the gRPC client is not built in.
   opener: {
     user,
-    file: AGENT_FILE_STORE_OPTIONS,
+    file: {
+      ...AGENT_FILE_STORE_OPTIONS,
+      onWarning: (w) => log.warning(formatFileWarning(w)),
+    },
     etcd: {
       transport: 'http',
       loadGrpc: () =>
@@ -46,7 +55,7 @@ const code = await runAgent({
     const u = user();
     return defaultDatastorePath({ XDG_STATE_HOME: u.xdgStateHome }, u.uid, u.home);
   })(),
-  readFile: (path) => readNodenameFile(path, stderr),
+  readFile: (path) => readNodenameFile(path, (m) => log.error(m)),
   osHostname: hostname,
   // Only a kubernetes store gets here.
   kubeApi: async (datastore) =>

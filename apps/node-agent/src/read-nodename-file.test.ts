@@ -7,7 +7,7 @@ import { readNodenameFile } from './read-nodename-file.js';
 describe('readNodenameFile', () => {
   let dir: string;
   let said: string[];
-  const stderr = (t: string) => void said.push(t);
+  const logError = (m: string) => void said.push(m);
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'nodename-'));
     said = [];
@@ -16,20 +16,18 @@ describe('readNodenameFile', () => {
 
   it('returns the text of the file', async () => {
     writeFileSync(join(dir, 'nodename'), 'node-1\n');
-    expect(await readNodenameFile(join(dir, 'nodename'), stderr)).toBe('node-1\n');
+    expect(await readNodenameFile(join(dir, 'nodename'), logError)).toBe('node-1\n');
     expect(said).toEqual([]);
   });
 
   it('no file is no node name, silently', async () => {
-    expect(await readNodenameFile(join(dir, 'missing'), stderr)).toBeUndefined();
+    expect(await readNodenameFile(join(dir, 'missing'), logError)).toBeUndefined();
     expect(said).toEqual([]);
   });
 
-  it('a file that cannot be read is said on stderr, then taken as no node name', async () => {
+  it('a file that cannot be read is logged as an error, then taken as no node name', async () => {
     // A directory: EISDIR whoever runs the test (root reads any file).
-    expect(await readNodenameFile(dir, stderr)).toBeUndefined();
-    expect(said).toEqual([
-      `netledger-node: failed to read ${dir}: EISDIR: illegal operation on a directory, read\n`,
-    ]);
+    expect(await readNodenameFile(dir, logError)).toBeUndefined();
+    expect(said).toEqual([`Failed to read ${dir}: EISDIR: illegal operation on a directory, read`]);
   });
 });

@@ -1,5 +1,3 @@
-import { formatIpamReport } from '@netledger/ipam-core';
-import type { IpamReporter } from '@netledger/ipam-core';
 import type { LogLevel } from './net-conf.js';
 
 /** A leveled logger; the plugin's stdout is reserved for results, so logs go elsewhere. */
@@ -37,13 +35,4 @@ export function createLogger(opts: {
       opts.write(`${new Date(now()).toISOString()} [${level.toUpperCase()}] ${msg}\n`);
     };
   return { debug: at('debug'), info: at('info'), warning: at('warning'), error: at('error') };
-}
-
-/** The IPAM client's reports (failed best-effort steps) as lines of `log`, at their level. */
-export function ipamReporterFor(log: Logger): IpamReporter {
-  return (report) => {
-    const line = formatIpamReport(report);
-    if (report.level === 'error') log.error(line);
-    else log.warning(line);
-  };
 }

@@ -1,6 +1,6 @@
-import { createIpamClient } from '@netledger/ipam-core';
+import { createIpamClient, formatIpamReport } from '@netledger/ipam-core';
 import type { DatastoreConfig } from '@netledger/datastore-config';
-import type { Clock, Datastore, IpamClient } from '@netledger/ipam-core';
+import type { Clock, Datastore, IpamClient, IpamReporter } from '@netledger/ipam-core';
 import { parseCniArgs } from './cni-args.js';
 import { CniError, CniErrorCode, toCniError } from './cni-error.js';
 import type { CniCommand, Env } from './cni-request.js';
@@ -19,7 +19,7 @@ import { cmdCheckK8s } from './k8s/k8s-check.js';
 import { cmdDelK8s } from './k8s/k8s-del.js';
 import type { KubeApi } from './k8s/kube-reads.js';
 import type { Logger } from './logger.js';
-import { ipamReporterFor, silentLogger } from './logger.js';
+import { silentLogger } from './logger.js';
 import type { IpamConf } from './net-conf.js';
 import { decodeConfigHeader, parseNetConf } from './net-conf.js';
 import type { NodenameSources } from './nodename.js';
@@ -112,6 +112,15 @@ function checkVersion(command: CniCommand, version: string): SpecVersion {
     );
   }
   return version;
+}
+
+/** The IPAM client's reports (failed best-effort steps) as lines of `log`, at their level. */
+function ipamReporterFor(log: Logger): IpamReporter {
+  return (report) => {
+    const line = formatIpamReport(report);
+    if (report.level === 'error') log.error(line);
+    else log.warning(line);
+  };
 }
 
 async function withTimeout<T>(ms: number, what: string, work: () => Promise<T>): Promise<T> {
