@@ -247,6 +247,7 @@ export function createFileLock(options: FileLockOptions): FileLock {
       let holderFile: string | undefined;
       try {
         if (await tryLink(lockPath)) return;
+        // No identity (released meanwhile, or unreadable): only the backoff bookkeeping is skipped.
         holderFile = await fs.stat(lockPath).then(fileIdentity, () => undefined);
         woken = await waiter.wait(Math.min(HOLDER_CHECK_MS, left));
       } finally {
