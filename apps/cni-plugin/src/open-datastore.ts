@@ -5,6 +5,7 @@
 import { homedir } from 'node:os';
 import { createDatastoreOpener } from '@netledger/datastore-config';
 import type { DatastoreOpener } from '@netledger/datastore-config';
+import type { OnFileWarning } from '@netledger/datastore-file';
 
 /** Past changes the file store keeps for watchers (datastore-file's default is 100). */
 const FILE_HISTORY_LIMIT = 20;
@@ -13,16 +14,23 @@ const FILE_HISTORY_LIMIT = 20;
  * The plugin's opener, for one invocation. The file store keeps a short history, since every write
  * rewrites the whole file, history included, inside the host lock, and the plugin never watches
  * (other processes' watches that fall further behind re-list, as the Datastore contract says);
- * it uses blocking file calls, each skipping a thread-pool round trip in a one-shot process.
+ * it uses blocking file calls, each skipping a thread-pool round trip in a one-shot process. Its
+ * failed cleanups go to `onFileWarning`.
  */
-export function createPluginOpener(): DatastoreOpener {
+export function createPluginOpener(
+  options: { readonly onFileWarning?: OnFileWarning } = {},
+): DatastoreOpener {
   return createDatastoreOpener({
     user: () => ({
       uid: process.getuid?.(),
       home: homedir(),
       xdgStateHome: process.env['XDG_STATE_HOME'],
     }),
-    file: { historyLimit: FILE_HISTORY_LIMIT, blockingIo: true },
+    file: {
+      historyLimit: FILE_HISTORY_LIMIT,
+      blockingIo: true,
+      ...(options.onFileWarning && { onWarning: options.onFileWarning }),
+    },
     etcd: {
       transport: 'http',
       loadGrpc: async () => (await import('./open-etcd-grpc.js')).openGrpcEtcdDatastore,

@@ -5,6 +5,7 @@ import { homedir } from 'node:os';
 import { readTextFile, readTextStream, runCtl } from '@netledger/ctl';
 import { createDatastoreOpener } from '@netledger/datastore-config';
 import { loadEtcdGrpc } from '@netledger/datastore-config/etcd-grpc';
+import { formatFileWarning } from '@netledger/datastore-file';
 
 // An operator's CLI: etcd over gRPC (etcd3, as calicoctl), and an unreachable etcd reported
 // after 5 s rather than the library's 10.
@@ -13,15 +14,17 @@ const user = () => ({
   home: homedir(),
   xdgStateHome: process.env.XDG_STATE_HOME,
 });
-const opener = createDatastoreOpener({
-  user,
-  etcd: { transport: 'grpc', dialTimeoutMs: 5000, loadGrpc: loadEtcdGrpc },
-});
-
 /** Writes all of `text` and waits until it is flushed (exit must not cut a pipe short). */
 function write(stream: NodeJS.WriteStream, text: string): void {
   if (text !== '') stream.write(text);
 }
+
+const opener = createDatastoreOpener({
+  user,
+  // A file store's failed cleanup does not fail the command: said, as netledgerctl's warnings are.
+  file: { onWarning: (w) => write(process.stderr, `Warning: ${formatFileWarning(w)}\n`) },
+  etcd: { transport: 'grpc', dialTimeoutMs: 5000, loadGrpc: loadEtcdGrpc },
+});
 
 const code = await runCtl({
   argv: process.argv.slice(2),

@@ -1,15 +1,23 @@
 // netledger-node: hand argv, the environment, the streams, the stop signals, the store opener's
 // options and the host's name sources to runAgent, and exit with its status.
-import { readFile } from 'node:fs/promises';
 import { homedir, hostname } from 'node:os';
 import { dirname, join } from 'node:path';
-import { defaultDatastorePath } from '@netledger/datastore-file';
+import { createLogger } from '@netledger/cni';
+import { defaultDatastorePath, formatFileWarning } from '@netledger/datastore-file';
 import { AGENT_FILE_STORE_OPTIONS } from './agent-store-options.js';
+import { readNodenameFile } from './read-nodename-file.js';
 import { runAgent } from './run-agent.js';
 
 const stopSignal = new Promise<string>((resolve) => {
   for (const s of ['SIGTERM', 'SIGINT'] as const) process.once(s, () => resolve(s));
 });
+
+const stderr = (t: string): void => void process.stderr.write(t);
+/**
+ * The store's failed cleanups and an unreadable nodename_file, in the format of runAgent's logger
+ * (warnings and errors whatever --log-level says).
+ */
+const log = createLogger({ level: 'warning', write: stderr });
 
 const user = () => ({
   uid: process.getuid?.(),
@@ -21,7 +29,7 @@ const code = await runAgent({
   argv: process.argv.slice(2),
   env: process.env,
   stdout: (t) => void process.stdout.write(t),
-  stderr: (t) => void process.stderr.write(t),
+  stderr,
   stopSignal,
   version: '0.1.0',
   // The static client beside this executable (bin/, an image's directory), else where a node's
@@ -33,7 +41,10 @@ const code = await runAgent({
   // etcd through its HTTP gateway, as the plugin reaches it; the gRPC client is not built in.
   opener: {
     user,
-    file: AGENT_FILE_STORE_OPTIONS,
+    file: {
+      ...AGENT_FILE_STORE_OPTIONS,
+      onWarning: (w) => log.warning(formatFileWarning(w)),
+    },
     etcd: {
       transport: 'http',
       loadGrpc: () =>
@@ -44,7 +55,7 @@ const code = await runAgent({
     const u = user();
     return defaultDatastorePath({ XDG_STATE_HOME: u.xdgStateHome }, u.uid, u.home);
   })(),
-  readFile: (path) => readFile(path, 'utf8').catch(() => undefined),
+  readFile: (path) => readNodenameFile(path, (m) => log.error(m)),
   osHostname: hostname,
   // Only a kubernetes store gets here.
   kubeApi: async (datastore) =>

@@ -1,6 +1,7 @@
 import { createDatastoreOpener } from '@netledger/datastore-config';
 import { IpamError, isIpamError } from '@netledger/ipam-core';
 import { describe, expect, it } from 'vitest';
+import type { Logger } from './logger.js';
 import { NODE, baseConf, createHarness } from './test-plugin-harness.js';
 import type { Harness } from './test-plugin-harness.js';
 
@@ -9,6 +10,16 @@ const held = async (h: Harness, handle: string): Promise<string[]> =>
     if (isIpamError(e, 'DoesNotExist')) return [];
     throw e;
   });
+
+/** A logger keeping `<level>: <message>` lines. */
+function capturingLogger(): { log: Logger; lines: string[] } {
+  const lines: string[] = [];
+  const at = (level: string) => (msg: string) => void lines.push(`${level}: ${msg}`);
+  return {
+    log: { debug: at('debug'), info: at('info'), warning: at('warning'), error: at('error') },
+    lines,
+  };
+}
 
 const K8S = { CNI_ARGS: 'IgnoreUnknown=1;K8S_POD_NAMESPACE=ns1;K8S_POD_NAME=web-0' };
 
@@ -488,7 +499,11 @@ describe('error codes', () => {
       'ADD',
       baseConf({ ipam: { nodename: undefined } }),
       {},
-      { readFile: () => Promise.reject(new TypeError('kaboom')) },
+      {
+        osHostname: () => {
+          throw new TypeError('kaboom');
+        },
+      },
     );
     expect(out.json).toMatchObject({ code: 999, msg: 'kaboom' });
   });
@@ -574,5 +589,80 @@ describe('lock and timeout', () => {
       { openDatastore: async () => tracked },
     );
     expect(closed).toBe(2);
+  });
+
+  it('logs a datastore that fails to close as a warning; the ADD still succeeds', async () => {
+    const h = await createHarness();
+    const failing = new Proxy(h.ds, {
+      get: (t, k, r) =>
+        k === 'close'
+          ? async () => {
+              throw new IpamError('Unavailable', 'datastore lock release failed');
+            }
+          : (Reflect.get(t, k, r) as unknown),
+    });
+    const { log, lines } = capturingLogger();
+    const out = await h.run(
+      'ADD',
+      baseConf(),
+      {},
+      { openDatastore: async () => failing, createLogger: () => log },
+    );
+    expect(out).toMatchObject({ exitCode: 0, stderr: '' });
+    expect(lines).toContain('warning: closing the datastore: datastore lock release failed');
+  });
+});
+
+describe('nodename_file', () => {
+  it('a file that cannot be read is logged as an error and taken as absent, as calico-ipam does', async () => {
+    const h = await createHarness();
+    const { log, lines } = capturingLogger();
+    const denied = Object.assign(new Error('EACCES: permission denied, open /etc/nodename'), {
+      code: 'EACCES',
+    });
+    const out = await h.run(
+      'ADD',
+      baseConf({ ipam: { nodename: undefined, nodename_file: '/etc/nodename', hostname: NODE } }),
+      {},
+      { readFile: () => Promise.reject(denied), createLogger: () => log },
+    );
+    expect(out).toMatchObject({ exitCode: 0, stderr: '' });
+    expect(lines).toContain(
+      'error: Failed to read /etc/nodename: EACCES: permission denied, open /etc/nodename',
+    );
+    expect(await held(h, 'net1.c1')).toHaveLength(1);
+  });
+});
+
+describe('the IPAM client reports', () => {
+  it('a failed best-effort step of the release goes to the log; the DEL still succeeds', async () => {
+    const h = await createHarness();
+    expect((await h.run('ADD', baseConf())).exitCode).toBe(0);
+    // After the release, ensuring the emptied block's affinity reads the node: make that fail.
+    const failing = new Proxy(h.ds, {
+      get: (t, k, r) =>
+        k === 'get'
+          ? async (key: { kind: string }) => {
+              if (key.kind === 'Node') throw new IpamError('Unavailable', 'injected: node read');
+              return h.ds.get(key as never);
+            }
+          : k === 'close'
+            ? async () => undefined
+            : (Reflect.get(t, k, r) as unknown),
+    });
+    const { log, lines } = capturingLogger();
+    const out = await h.run(
+      'DEL',
+      baseConf(),
+      {},
+      { openDatastore: async () => failing, createLogger: () => log },
+    );
+    expect(out).toMatchObject({ exitCode: 0, stdout: '' });
+    expect(await held(h, 'net1.c1')).toEqual([]);
+    expect(lines).toContainEqual(
+      expect.stringMatching(
+        /^warning: Error ensuring consistent affinity but IP already released\. Returning no error\. \(block 10\.1\.0\.\d+\/26\): injected: node read$/,
+      ),
+    );
   });
 });

@@ -1,6 +1,6 @@
-import { createIpamClient } from '@netledger/ipam-core';
+import { createIpamClient, formatIpamReport } from '@netledger/ipam-core';
 import type { DatastoreConfig } from '@netledger/datastore-config';
-import type { Clock, Datastore, IpamClient } from '@netledger/ipam-core';
+import type { Clock, Datastore, IpamClient, IpamReporter } from '@netledger/ipam-core';
 import { parseCniArgs } from './cni-args.js';
 import { CniError, CniErrorCode, toCniError } from './cni-error.js';
 import type { CniCommand, Env } from './cni-request.js';
@@ -41,6 +41,11 @@ export const DEFAULT_LOCK_TIMEOUT_MS = 90_000;
 
 /** What the plugin needs from its host; the app wires real ones, tests in-memory ones. */
 export interface PluginDeps extends NodenameSources {
+  /**
+   * The text of `nodename_file`, `undefined` when there is none. A rejection (a file that exists
+   * but cannot be read) is logged as an error and taken as no node name, as calico-ipam does.
+   */
+  readonly readFile: (path: string) => Promise<string | undefined>;
   /**
    * Opens the configured datastore (the app's `@netledger/datastore-config` opener, which imports
    * the adapter lazily). A `DatastoreConfigError` it throws is reported with the spec's code.
@@ -107,6 +112,15 @@ function checkVersion(command: CniCommand, version: string): SpecVersion {
     );
   }
   return version;
+}
+
+/** The IPAM client's reports (failed best-effort steps) as lines of `log`, at their level. */
+function ipamReporterFor(log: Logger): IpamReporter {
+  return (report) => {
+    const line = formatIpamReport(report);
+    if (report.level === 'error') log.error(line);
+    else log.warning(line);
+  };
 }
 
 async function withTimeout<T>(ms: number, what: string, work: () => Promise<T>): Promise<T> {
@@ -206,7 +220,15 @@ export async function runCniPlugin(inv: PluginInvocation, deps: PluginDeps): Pro
       });
     }
     log = deps.createLogger?.(conf.ipam) ?? silentLogger;
-    const nodename = await resolveNodename(conf.ipam, deps);
+    const nodename = await resolveNodename(conf.ipam, {
+      ...deps,
+      // calico-ipam's nodenameFromFile: a file that cannot be read is logged, then taken as absent.
+      readFile: (path) =>
+        deps.readFile(path).catch((e: unknown) => {
+          log.error(`Failed to read ${path}: ${e instanceof Error ? e.message : String(e)}`);
+          return undefined;
+        }),
+    });
     // ADD, DEL and GC take the host lock before opening the datastore, so one process at a time
     // touches the store on this host (opening the file store takes its lock too).
     const locked =
@@ -234,7 +256,9 @@ export async function runCniPlugin(inv: PluginInvocation, deps: PluginDeps): Pro
           });
           try {
             const clock = deps.clock ?? { now: () => Date.now() };
-            const client = deps.ipamClient?.(datastore) ?? createIpamClient({ datastore, clock });
+            const client =
+              deps.ipamClient?.(datastore) ??
+              createIpamClient({ datastore, clock, report: ipamReporterFor(log) });
             const kube =
               conf.ipam.datastore.type === 'kubernetes' && cniArgs.k8s
                 ? await deps.kubeApi?.(datastore)
@@ -254,7 +278,10 @@ export async function runCniPlugin(inv: PluginInvocation, deps: PluginDeps): Pro
             };
             return await runCommand(ctx, version);
           } finally {
-            await datastore.close().catch(() => undefined);
+            // The command's outcome stands: a store that fails to close is only logged.
+            await datastore.close().catch((e: unknown) => {
+              log.warning(`closing the datastore: ${e instanceof Error ? e.message : String(e)}`);
+            });
           }
         },
       );

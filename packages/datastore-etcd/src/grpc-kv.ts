@@ -114,6 +114,8 @@ function watchOver(client: Etcd3, req: KvWatchRequest, handlers: KvWatchHandlers
   const finish = (): void => {
     if (over) return;
     over = true;
+    // Dropped: the watch is over for the caller already (canceled, or failed and said so), and
+    // after a disconnect the cancel is expected to fail; there is no one to tell and nothing to do.
     void watcher.cancel().catch(() => undefined);
   };
   watcher.on('data', (res) => {

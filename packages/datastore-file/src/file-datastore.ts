@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
-import { FileLockError, createFileLock, currentLockHolder } from '@netledger/file-lock';
-import type { FileLock } from '@netledger/file-lock';
+import { FileLockError, createFileLock, currentLockHolder, safeWarner } from '@netledger/file-lock';
+import type { FileLock, OnFileWarning } from '@netledger/file-lock';
 import { IpamError } from '@netledger/ipam-core';
 import type {
   Datastore,
@@ -74,6 +74,13 @@ export interface FileDatastoreOptions {
    * `DoesNotExist`; every write fails `Unavailable` (`<path>: read-only ...`).
    */
   readonly readOnly?: boolean;
+  /**
+   * Told of a cleanup that failed without failing the call (a temp file or a lock file left
+   * behind, a file handle not closed) as a `FileWarning` (`message`, `path`, `cause`); a file
+   * already gone is no failure. Default: nothing is told. Called synchronously; what it throws is
+   * ignored.
+   */
+  readonly onWarning?: OnFileWarning;
 }
 
 /** The object a write stored, with `value` read back from the text it stored. */
@@ -98,8 +105,19 @@ function lockFailure(path: string, e: unknown): unknown {
   return toUnavailable(path, e.doing ?? 'locking', e.cause);
 }
 
-/** Runs `task` holding the store's lock; lock failures are the store's `Unavailable`. */
-async function withLock<T>(lock: FileLock, path: string, task: () => Promise<T>): Promise<T> {
+/** The store's lock, its path, and where a failed cleanup is told. */
+interface LockedStore {
+  readonly lock: FileLock;
+  readonly path: string;
+  readonly warn: OnFileWarning;
+}
+
+/**
+ * Runs `task` holding the store's lock; lock failures are the store's `Unavailable`. When `task`
+ * fails, its error is thrown and a lock that cannot be released then is a warning (other processes
+ * wait for it until this one exits, then break it as stale).
+ */
+async function withLock<T>({ lock, path, warn }: LockedStore, task: () => Promise<T>): Promise<T> {
   await lock.acquire().catch((e: unknown) => {
     throw lockFailure(path, e);
   });
@@ -107,7 +125,11 @@ async function withLock<T>(lock: FileLock, path: string, task: () => Promise<T>)
   try {
     result = await task();
   } catch (e) {
-    await lock.release().catch(() => undefined);
+    await lock
+      .release()
+      .catch((cause: unknown) =>
+        warn({ message: 'could not release the datastore lock', path: `${path}.lock`, cause }),
+      );
     throw e;
   }
   await lock.release().catch((e: unknown) => {
@@ -129,7 +151,7 @@ interface StoreWriter {
 async function openForWriting(
   fs: StoreFs,
   path: string,
-  lockTimeoutMs: number,
+  { lockTimeoutMs, warn }: { lockTimeoutMs: number; warn: OnFileWarning },
 ): Promise<{ initial: LoadedStore; writer: StoreWriter }> {
   await prepareLocation(fs, path, { create: true });
   const dirHandle = await fs.open(dirname(path), 'r').catch((e: unknown) => {
@@ -140,18 +162,24 @@ async function openForWriting(
     lockPath: `${path}.lock`,
     timeoutMs: lockTimeoutMs,
     holder: await currentLockHolder(fs, randomBytes(8).toString('hex')),
+    onWarning: warn,
   });
   try {
-    const initial = await withLock(lock, path, async () => {
+    const initial = await withLock({ lock, path, warn }, async () => {
       // What crashed processes left: temp files of unfinished writes, prepared lock files.
-      await sweepTempFiles(fs, path);
+      await sweepTempFiles(fs, path, warn);
       await lock.sweep();
-      return openOrCreate(fs, path, { dirHandle, newStoreId: () => randomUUID() });
+      return openOrCreate(fs, path, { dirHandle, newStoreId: () => randomUUID(), warn });
     });
     return { initial, writer: { lock, dirHandle } };
   } catch (e) {
+    // The open's failure is what the caller gets; a directory handle left open is a warning.
     await lock.dispose();
-    await dirHandle.close().catch(() => undefined);
+    await dirHandle
+      .close()
+      .catch((cause: unknown) =>
+        warn({ message: 'could not close the directory handle of', path: dirname(path), cause }),
+      );
     throw e;
   }
 }
@@ -181,17 +209,17 @@ export async function createFileDatastore(options: FileDatastoreOptions = {}): P
   );
   const historyLimit = Math.max(0, options.historyLimit ?? DEFAULT_HISTORY_LIMIT);
   const fs = options.blockingIo ? blockingFs : threadPoolFs;
+  const warn = safeWarner(options.onWarning);
   let initial: LoadedStore;
   let writer: StoreWriter | undefined;
   if (options.readOnly === true) {
     await prepareLocation(fs, path, { create: false });
     initial = await openExisting(fs, path);
   } else {
-    ({ initial, writer } = await openForWriting(
-      fs,
-      path,
-      options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
-    ));
+    ({ initial, writer } = await openForWriting(fs, path, {
+      lockTimeoutMs: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
+      warn,
+    }));
   }
 
   const fileWatch = createFileWatch({
@@ -207,6 +235,7 @@ export async function createFileDatastore(options: FileDatastoreOptions = {}): P
     path,
     initial,
     onChange: (previous, next) => fileWatch.sync(previous, next),
+    warn,
   });
   const queue = createSerialQueue();
   let closed = false;
@@ -230,7 +259,7 @@ export async function createFileDatastore(options: FileDatastoreOptions = {}): P
     }
     const { lock, dirHandle } = writer;
     return queue.run(() =>
-      withLock(lock, path, async () => {
+      withLock({ lock, path, warn }, async () => {
         const base = await cache.refreshLocked();
         const result = mutateSnapshot(base, mutations, {
           newUid: () => randomUUID(),
@@ -244,6 +273,7 @@ export async function createFileDatastore(options: FileDatastoreOptions = {}): P
           dirHandle,
           contents,
           keepPrevious: true,
+          warn,
         });
         cache.replace({ snapshot: result.snapshot, ...written });
         return result.changes;
@@ -322,7 +352,12 @@ export async function createFileDatastore(options: FileDatastoreOptions = {}): P
       await queue.drain();
       await cache.close();
       await writer?.lock.dispose();
-      await writer?.dirHandle.close().catch(() => undefined);
+      // Closing succeeds whatever: a directory handle that fails to close is a warning.
+      await writer?.dirHandle
+        .close()
+        .catch((cause: unknown) =>
+          warn({ message: 'could not close the directory handle of', path: dirname(path), cause }),
+        );
     },
   };
 }

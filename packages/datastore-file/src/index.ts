@@ -5,6 +5,8 @@ export {
   createFileDatastore,
 } from './file-datastore.js';
 export type { FileDatastoreOptions } from './file-datastore.js';
+export { formatFileWarning } from '@netledger/file-lock';
+export type { FileWarning, OnFileWarning } from '@netledger/file-lock';
 export { SYSTEM_DATASTORE_PATH, defaultDatastorePath } from './default-datastore-path.js';
 export type { DatastorePathEnv } from './default-datastore-path.js';
 export { STORE_FORMAT } from './store-snapshot.js';

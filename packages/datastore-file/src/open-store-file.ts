@@ -1,4 +1,5 @@
 import { dirname } from 'node:path';
+import type { OnFileWarning } from '@netledger/file-lock';
 import { IpamError } from '@netledger/ipam-core';
 import { errnoOf, toUnavailable } from './fs-errors.js';
 import { serializeStoreDocument } from './store-document.js';
@@ -83,7 +84,11 @@ async function missingStoreError(fs: StoreFs, path: string): Promise<IpamError> 
 export async function openOrCreate(
   fs: StoreFs,
   path: string,
-  options: { readonly dirHandle: StoreFileHandle; readonly newStoreId: () => string },
+  options: {
+    readonly dirHandle: StoreFileHandle;
+    readonly newStoreId: () => string;
+    readonly warn: OnFileWarning;
+  },
 ): Promise<LoadedStore> {
   if (await statStamp(fs, path)) return loadStoreFile(fs, path);
   const missing = await missingStoreError(fs, path);
@@ -94,6 +99,7 @@ export async function openOrCreate(
     path,
     dirHandle: options.dirHandle,
     contents: serializeStoreDocument(snapshot),
+    warn: options.warn,
   });
   return { snapshot, ...written };
 }

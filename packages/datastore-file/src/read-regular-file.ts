@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
+import type { OnFileWarning } from '@netledger/file-lock';
 import { IpamError } from '@netledger/ipam-core';
 import { errnoOf, toUnavailable } from './fs-errors.js';
 
@@ -12,9 +13,13 @@ const FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
  * The text of the regular file at `path`, read without following a symbolic link (its parent
  * directories may be links); undefined when there is no such file. Throws `InvalidArgument`
  * naming `path` and `refusing` for a symbolic link, a directory or anything but a regular file,
- * and `Unavailable` when it cannot be read. Reads only.
+ * and `Unavailable` when it cannot be read. Reads only; a handle that fails to close is `warn`ed.
  */
-export async function readRegularFile(path: string, refusing: string): Promise<string | undefined> {
+export async function readRegularFile(
+  path: string,
+  refusing: string,
+  warn: OnFileWarning,
+): Promise<string | undefined> {
   const refuse = (what: string): IpamError =>
     new IpamError('InvalidArgument', `${path}: ${what}; refusing to ${refusing}`, {
       identifier: path,
@@ -36,6 +41,9 @@ export async function readRegularFile(path: string, refusing: string): Promise<s
   } catch (e) {
     throw toUnavailable(path, 'reading', e);
   } finally {
-    await handle.close().catch(() => undefined);
+    // The read's outcome stands; a descriptor that fails to close is a warning.
+    await handle
+      .close()
+      .catch((cause: unknown) => warn({ message: 'could not close the file', path, cause }));
   }
 }

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { dirname, resolve } from 'node:path';
-import { FileLockError, createFileLock, currentLockHolder } from '@netledger/file-lock';
+import { FileLockError, createFileLock, currentLockHolder, safeWarner } from '@netledger/file-lock';
+import type { OnFileWarning } from '@netledger/file-lock';
 import { IpamError } from '@netledger/ipam-core';
 import { errnoOf, toUnavailable } from './fs-errors.js';
 import { readRegularFile } from './read-regular-file.js';
@@ -25,6 +26,11 @@ export interface RepairFileDatastoreOptions {
   readonly lockTimeoutMs?: number;
   /** The time that names the damaged file kept aside (default: now). */
   readonly now?: () => Date;
+  /**
+   * Told of a cleanup that failed without failing the repair (the lock not released, a file handle
+   * not closed, a temp file left), as the store's own `onWarning` is. Default: nothing is told.
+   */
+  readonly onWarning?: OnFileWarning;
 }
 
 /** What {@link repairFileDatastore} did (or, with `dryRun`, would do). */
@@ -57,10 +63,14 @@ export interface RepairReport {
  * generation, each read only if it is a regular file (a symbolic link or anything else is
  * refused, `InvalidArgument`). Reads only.
  */
-async function planFromFiles(path: string, mode: RepairMode): Promise<RepairPlan> {
+async function planFromFiles(
+  path: string,
+  mode: RepairMode,
+  warn: OnFileWarning,
+): Promise<RepairPlan> {
   const previousPath = `${path}${PREVIOUS_SUFFIX}`;
-  const text = await readRegularFile(path, 'repair it');
-  const previousText = await readRegularFile(previousPath, `repair ${path} from it`);
+  const text = await readRegularFile(path, 'repair it', warn);
+  const previousText = await readRegularFile(previousPath, `repair ${path} from it`, warn);
   return planRepair({
     path,
     text,
@@ -89,10 +99,12 @@ async function keepAside(path: string, keptAs: string): Promise<void> {
   });
 }
 
-/** Runs `task` holding the store lock; a live holder past the timeout is a refusal. */
+/**
+ * Runs `task` holding the store lock; a live holder past the timeout is a refusal. A lock that
+ * cannot be released afterwards is a warning (others wait for it until this process exits).
+ */
 async function underStoreLock<T>(
-  path: string,
-  timeoutMs: number,
+  { path, timeoutMs, warn }: { path: string; timeoutMs: number; warn: OnFileWarning },
   task: () => Promise<T>,
 ): Promise<T> {
   const lock = createFileLock({
@@ -100,6 +112,7 @@ async function underStoreLock<T>(
     lockPath: `${path}.lock`,
     timeoutMs,
     holder: await currentLockHolder(threadPoolFs, randomBytes(8).toString('hex')),
+    onWarning: warn,
   });
   try {
     await lock.acquire();
@@ -117,7 +130,11 @@ async function underStoreLock<T>(
   try {
     return await task();
   } finally {
-    await lock.release().catch(() => undefined);
+    await lock
+      .release()
+      .catch((cause: unknown) =>
+        warn({ message: 'could not release the datastore lock', path: `${path}.lock`, cause }),
+      );
     await lock.dispose();
   }
 }
@@ -144,11 +161,13 @@ export async function repairFileDatastore(
   const dryRun = options.dryRun === true;
   const mode = options.mode ?? 'auto';
   const fs = threadPoolFs;
+  const warn = safeWarner(options.onWarning);
   // Refusals first, before the lock creates files next to a path that may be no store at all.
-  await planFromFiles(path, mode);
-  return underStoreLock(path, options.lockTimeoutMs ?? 1_000, async () => {
+  await planFromFiles(path, mode, warn);
+  const timeoutMs = options.lockTimeoutMs ?? 1_000;
+  return underStoreLock({ path, timeoutMs, warn }, async () => {
     // Again under the lock: a process may have written the store since.
-    const plan = await planFromFiles(path, mode);
+    const plan = await planFromFiles(path, mode, warn);
     if (plan.action === 'none') return { path, action: 'none', dryRun };
     const report = {
       path,
@@ -164,7 +183,7 @@ export async function repairFileDatastore(
     if (dryRun) return report;
     const keptAs = plan.missing ? undefined : asideName(path, options.now?.() ?? new Date());
     if (keptAs !== undefined) await keepAside(path, keptAs);
-    await sweepTempFiles(fs, path);
+    await sweepTempFiles(fs, path, warn);
     const dirHandle = await fs.open(dirname(path), 'r').catch((e: unknown) => {
       throw toUnavailable(path, 'opening the directory', e);
     });
@@ -174,10 +193,16 @@ export async function repairFileDatastore(
         path,
         dirHandle,
         contents: serializeStoreDocument(plan.snapshot),
+        warn,
       });
       await written.handle.close();
     } finally {
-      await dirHandle.close().catch(() => undefined);
+      // The repair's outcome stands; a directory handle that fails to close is a warning.
+      await dirHandle
+        .close()
+        .catch((cause: unknown) =>
+          warn({ message: 'could not close the directory handle of', path: dirname(path), cause }),
+        );
     }
     return { ...report, ...(keptAs !== undefined && { keptAs }) };
   });

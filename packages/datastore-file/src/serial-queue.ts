@@ -12,6 +12,7 @@ export function createSerialQueue(): SerialQueue {
   return {
     run<T>(task: () => Promise<T>): Promise<T> {
       const result = tail.then(task, task);
+      // Not dropped: the caller gets the error from `result`; the tail only orders the next task.
       tail = result.catch(() => undefined);
       return result;
     },

@@ -1,7 +1,8 @@
+import type { OnFileWarning } from '@netledger/file-lock';
 import { IpamError } from '@netledger/ipam-core';
 import { SortedKeys } from '@netledger/ipam-core/adapter';
 import type { FileStamp, LoadedStore } from './store-file.js';
-import type { StoreFs } from './store-fs.js';
+import type { StoreFileHandle, StoreFs } from './store-fs.js';
 import { REPAIR_HINT, loadStoreFile, sameStamp, statStamp } from './store-file.js';
 import type { StoreSnapshot } from './store-snapshot.js';
 
@@ -13,6 +14,8 @@ export interface SnapshotCacheOptions {
   readonly initial: LoadedStore;
   /** Called after the cached snapshot changes, in order, before any caller sees the new one. */
   readonly onChange: (previous: StoreSnapshot, next: StoreSnapshot) => void;
+  /** Told of a superseded file's handle that failed to close. */
+  readonly warn: OnFileWarning;
 }
 
 /** This process's view of the store file, re-read only when the file has changed. */
@@ -49,6 +52,17 @@ export function createSnapshotCache(options: SnapshotCacheOptions): SnapshotCach
   let held: LoadedStore = options.initial;
   let sorted: SortedKeys | undefined;
   let reading: Promise<StoreSnapshot> | undefined;
+  /**
+   * Closes the handle of a file no longer held, in the background: nothing waits for it, and a
+   * failure (the descriptor leaks until exit) is a warning.
+   */
+  const release = (dropped: StoreFileHandle): void => {
+    void dropped
+      .close()
+      .catch((cause: unknown) =>
+        options.warn({ message: 'could not close a superseded handle of', path, cause }),
+      );
+  };
 
   const install = (next: LoadedStore, force: boolean): void => {
     const prev = held;
@@ -59,14 +73,14 @@ export function createSnapshotCache(options: SnapshotCacheOptions): SnapshotCach
       // Same or older than what we have (a read that raced our own write): keep ours.
       if (next.snapshot.revision === prev.snapshot.revision && next.handle !== prev.handle) {
         held = { snapshot: prev.snapshot, handle: next.handle, stamp: next.stamp };
-        void prev.handle.close().catch(() => undefined);
+        release(prev.handle);
       } else if (next.handle !== prev.handle) {
-        void next.handle.close().catch(() => undefined);
+        release(next.handle);
       }
       return;
     }
     held = next;
-    if (next.handle !== prev.handle) void prev.handle.close().catch(() => undefined);
+    if (next.handle !== prev.handle) release(prev.handle);
     if (next.snapshot !== prev.snapshot) {
       if (!sameKeys(prev.snapshot, next.snapshot)) sorted = undefined;
       options.onChange(prev.snapshot, next.snapshot);
@@ -106,7 +120,11 @@ export function createSnapshotCache(options: SnapshotCacheOptions): SnapshotCach
       return sorted;
     },
     async close() {
-      await held.handle.close().catch(() => undefined);
+      await held.handle
+        .close()
+        .catch((cause: unknown) =>
+          options.warn({ message: 'could not close the store file handle of', path, cause }),
+        );
     },
   };
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
+import type { OnFileWarning } from '@netledger/file-lock';
 import { IpamError } from '@netledger/ipam-core';
 import { errnoOf, toUnavailable } from './fs-errors.js';
 import { parseStoreDocument } from './store-document.js';
@@ -106,6 +107,8 @@ export interface CommitOptions {
    * read and checked that file under the lock may ask: `.prev` must only ever hold a good store.
    */
   readonly keepPrevious?: boolean;
+  /** Told of a cleanup that failed (a temp file left behind, a handle not closed). */
+  readonly warn: OnFileWarning;
 }
 
 const TEMP_MARK = '.tmp-';
@@ -126,7 +129,11 @@ const tempName = (path: string, what: string, token: string): string =>
  * crash leaves the old `.prev` or the new one; the link is then removed if the rename left it.
  * Nothing to keep when there is no store yet.
  */
-async function keepAsPrevious(fs: StoreFs, path: string, token: string): Promise<void> {
+async function keepAsPrevious(
+  fs: StoreFs,
+  path: string,
+  { token, warn }: { token: string; warn: OnFileWarning },
+): Promise<void> {
   const link = tempName(path, 'prev-', token);
   try {
     await fs.link(path, link);
@@ -139,8 +146,9 @@ async function keepAsPrevious(fs: StoreFs, path: string, token: string): Promise
   } finally {
     // Renaming a link over another link to the same file does nothing and leaves both (POSIX): so
     // it goes when `.prev` already is the current file (a writer died after keeping it, before
-    // replacing the store), and after a failed rename.
-    await fs.unlink(link).catch(() => undefined);
+    // replacing the store), and after a failed rename. Gone already after a rename that moved it;
+    // left behind, it is swept at the next open.
+    await fs.unlink(link).catch(unlessGone(warn, 'could not remove the temp link', link));
   }
 }
 
@@ -163,27 +171,52 @@ export async function commitStoreFile(options: CommitOptions): Promise<{
     handle = await fs.open(temp, 'wx', PRIVATE_FILE_MODE);
     await handle.writeContents(contents);
     await handle.sync();
-    if (options.keepPrevious) await keepAsPrevious(fs, path, token);
+    if (options.keepPrevious) await keepAsPrevious(fs, path, { token, warn: options.warn });
     await fs.rename(temp, path);
     await dirHandle.sync();
     return { handle, stamp: stampOf(await handle.statBig()) };
   } catch (e) {
-    await handle?.close().catch(() => undefined);
-    await fs.unlink(temp).catch(() => undefined);
+    // The write's failure is what the caller gets; a failed cleanup is only a warning (a temp
+    // file left behind is swept at the next open).
+    await handle
+      ?.close()
+      .catch((cause: unknown) =>
+        options.warn({ message: 'could not close the temp file', path: temp, cause }),
+      );
+    await fs.unlink(temp).catch(unlessGone(options.warn, 'could not remove the temp file', temp));
     throw toUnavailable(path, 'writing the store', e);
   }
 }
 
 /**
  * Removes the temp files of unfinished writes next to the store. Call it only while holding the
- * lock: only the lock holder writes one, so any other is garbage left by a crash. Best effort;
- * failures are ignored.
+ * lock: only the lock holder writes one, so any other is garbage left by a crash. Best effort: a
+ * file (or the directory) that cannot be read or removed is a warning, and is left.
  */
-export async function sweepTempFiles(fs: StoreFs, path: string): Promise<void> {
+export async function sweepTempFiles(
+  fs: StoreFs,
+  path: string,
+  warn: OnFileWarning,
+): Promise<void> {
   const dir = dirname(path);
   const tempPrefix = `${basename(path)}${TEMP_MARK}`;
-  const names = await fs.readdir(dir).catch(() => [] as string[]);
+  const names =
+    (await fs
+      .readdir(dir)
+      .catch(unlessGone(warn, 'could not list the temp files of unfinished writes in', dir))) ?? [];
   for (const name of names) {
-    if (name.startsWith(tempPrefix)) await fs.unlink(join(dir, name)).catch(() => undefined);
+    if (!name.startsWith(tempPrefix)) continue;
+    const temp = join(dir, name);
+    await fs
+      .unlink(temp)
+      .catch(unlessGone(warn, 'could not remove the temp file of an unfinished write', temp));
   }
+}
+
+/** A `catch` for a cleanup of `path`: its failure is a warning, unless the file is gone. */
+function unlessGone(warn: OnFileWarning, message: string, path: string) {
+  return (cause: unknown): undefined => {
+    if (errnoOf(cause) !== 'ENOENT') warn({ message, path, cause });
+    return undefined;
+  };
 }

@@ -170,6 +170,7 @@ export function createDeviceDaemon(deps: DeviceDaemonDeps): DeviceDaemon {
 
   function serial<T>(fn: () => Promise<T>): Promise<T> {
     const next = queue.then(fn, fn);
+    // Not dropped: the caller gets the error from `next`; the queue only orders the next call.
     queue = next.catch(() => undefined);
     return next;
   }

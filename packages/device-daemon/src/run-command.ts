@@ -50,6 +50,8 @@ export function createCommandRunner(opts: { readonly path: string }): CommandRun
         child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
         child.on('error', (e) => resolve({ code: 127, stdout, stderr: stderr + e.message }));
         child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+        // EPIPE from a command that exits without reading its input: its exit status and stderr
+        // (the 'close' above) say what happened.
         child.stdin.on('error', () => undefined);
         child.stdin.end(runOpts?.input ?? '');
       });

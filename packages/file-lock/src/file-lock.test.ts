@@ -6,7 +6,9 @@ import { createTempDir } from '@netledger/testkit';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFileLock } from './file-lock.js';
 import type { FileLockOptions } from './file-lock.js';
+import type { FileWarning } from './file-warning.js';
 import { blockingLockFs, threadPoolLockFs } from './lock-fs.js';
+import type { LockFs } from './lock-fs.js';
 import type { LockHolder } from './lock-holder.js';
 import { formatLockHolder } from './lock-holder.js';
 import { currentLockHolder } from './process-probe.js';
@@ -190,6 +192,79 @@ describe.each([
     const lock = await makeLock('me');
     await lock.sweep();
     expect(await readdir(dir.path)).toEqual([]);
+  });
+
+  describe('a cleanup that fails is a warning, the call unchanged', () => {
+    /** `fs` whose unlink of a path `fails` chooses fails EIO. */
+    const failingUnlink = (fails: (path: string) => boolean): LockFs => ({
+      ...fs,
+      unlink: (path) =>
+        fails(path)
+          ? Promise.reject(
+              Object.assign(new Error(`EIO: i/o error, unlink '${path}'`), { code: 'EIO' }),
+            )
+          : fs.unlink(path),
+    });
+    const collect = () => {
+      const warnings: FileWarning[] = [];
+      return { warnings, onWarning: (w: FileWarning) => void warnings.push(w) };
+    };
+
+    it('dispose: the prepared file not removed', async () => {
+      const { warnings, onWarning } = collect();
+      const own = `${lockPath}-${self.pid}-me`;
+      const lock = await makeLock('me', 2_000, {
+        fs: failingUnlink((p) => p === own),
+        onWarning,
+      });
+      await lock.acquire();
+      await lock.release();
+      await expect(lock.dispose()).resolves.toBeUndefined();
+      expect(warnings).toMatchObject([
+        { message: 'could not remove the prepared file', path: own, cause: { code: 'EIO' } },
+      ]);
+      // A file already gone is no failure.
+      const quiet = collect();
+      const other = await makeLock('other', 2_000, { onWarning: quiet.onWarning });
+      await other.dispose();
+      await other.dispose();
+      expect(quiet.warnings).toEqual([]);
+    });
+
+    it('breaking a stale lock: the breaker not removed; the lock is taken', async () => {
+      const { warnings, onWarning } = collect();
+      await writeFile(lockPath, formatLockHolder({ ...self, pid: deadPid(), nonce: 'gone' }));
+      const breaker = `${lockPath}.break`;
+      const lock = await makeLock('me', 2_000, {
+        fs: failingUnlink((p) => p === breaker),
+        onWarning,
+      });
+      await lock.acquire();
+      expect(await readFile(lockPath, 'utf8')).toBe(formatLockHolder({ ...self, nonce: 'me' }));
+      expect(warnings).toMatchObject([
+        { message: 'could not remove the lock breaker', path: breaker, cause: { code: 'EIO' } },
+      ]);
+      await lock.release();
+      await lock.dispose();
+    });
+
+    it("sweep: a dead process's prepared file not removed", async () => {
+      const { warnings, onWarning } = collect();
+      const dead = join(dir.path, `store.json.lock-${deadPid()}-a1`);
+      await writeFile(dead, '');
+      const lock = await makeLock('me', 2_000, {
+        fs: failingUnlink((p) => p === dead),
+        onWarning,
+      });
+      await expect(lock.sweep()).resolves.toBeUndefined();
+      expect(warnings).toMatchObject([
+        {
+          message: "could not remove the dead process's prepared file",
+          path: dead,
+          cause: { code: 'EIO' },
+        },
+      ]);
+    });
   });
 
   it('hands the lock to a waiter when the holder releases', async () => {

@@ -3,6 +3,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { basename, dirname, join } from 'node:path';
 import { watchLockFile } from './change-waiter.js';
 import { FileLockError, lockIoError } from './file-lock-error.js';
+import type { OnFileWarning } from './file-warning.js';
+import { safeWarner } from './file-warning.js';
 import type { LockFs } from './lock-fs.js';
 import { errnoOf } from './lock-fs.js';
 import type { HolderStatus, LockHolder } from './lock-holder.js';
@@ -25,6 +27,11 @@ export interface FileLockOptions {
    * for a configurable path where another tool may have left a file (calico-ipam's flock file).
    */
   readonly unreadableRecord?: 'live' | 'stale';
+  /**
+   * Told of a cleanup that failed without failing the call (a breaker or a prepared file that
+   * could not be removed); a file already gone is no failure. Default: nothing is told.
+   */
+  readonly onWarning?: OnFileWarning;
 }
 
 /** A cross-process mutex on one host. Not reentrant: callers serialize within the process. */
@@ -41,7 +48,7 @@ export interface FileLock {
   /**
    * Removes the prepared files of dead processes next to the lock, this process's excepted,
    * judging a file without a record (its process died creating it) by the pid in its name.
-   * Best effort: failures are ignored.
+   * Best effort: a file that cannot be read or removed is a warning, and is skipped.
    */
   sweep(): Promise<void>;
 }
@@ -87,6 +94,7 @@ export function createFileLock(options: FileLockOptions): FileLock {
   const ownPath = `${lockPath}-${self.pid}-${self.nonce}`;
   const ownText = formatLockHolder(self);
   let prepared = false;
+  const warn = safeWarner(options.onWarning);
   /** The lock files (holders' prepared files) this instance saw released, the latest ones. */
   const released = new Set<string>();
 
@@ -135,19 +143,36 @@ export function createFileLock(options: FileLockOptions): FileLock {
     });
   };
 
+  /** A `catch` for a cleanup of `path`: its failure is a warning, unless the file is gone. */
+  const unlessGone =
+    (message: string, path: string) =>
+    (cause: unknown): undefined => {
+      if (errnoOf(cause) !== 'ENOENT') warn({ message, path, cause });
+      return undefined;
+    };
+
   const sweep = async (): Promise<void> => {
     const dir = dirname(lockPath);
     const base = basename(lockPath);
-    const names = await fs.readdir(dir).catch(() => [] as string[]);
+    const names =
+      (await fs
+        .readdir(dir)
+        .catch(unlessGone("could not list dead processes' prepared files in", dir))) ?? [];
     for (const name of names) {
       const pid = preparedFilePid(base, name);
       // Never probe ourselves: our own prepared files are in use.
       if (pid === undefined || pid === self.pid) continue;
       const full = join(dir, name);
-      const text = await fs.readText(full).catch(() => undefined);
+      const text = await fs
+        .readText(full)
+        .catch(unlessGone('could not check, so left in place, the prepared file', full));
       if (text === undefined) continue;
       const recorded = parseLockHolder(text) ?? { pid, nonce: '' };
-      if ((await judge(recorded)) === 'dead') await fs.unlink(full).catch(() => undefined);
+      if ((await judge(recorded)) === 'dead') {
+        await fs
+          .unlink(full)
+          .catch(unlessGone("could not remove the dead process's prepared file", full));
+      }
     }
   };
 
@@ -164,7 +189,8 @@ export function createFileLock(options: FileLockOptions): FileLock {
     try {
       await removeIfSame(lockPath, stale.text);
     } finally {
-      await fs.unlink(breakPath).catch(() => undefined);
+      // Left behind, it keeps others from breaking a stale lock until this process exits.
+      await fs.unlink(breakPath).catch(unlessGone('could not remove the lock breaker', breakPath));
     }
     await sweep();
   };
@@ -221,6 +247,7 @@ export function createFileLock(options: FileLockOptions): FileLock {
       let holderFile: string | undefined;
       try {
         if (await tryLink(lockPath)) return;
+        // No identity (released meanwhile, or unreadable): only the backoff bookkeeping is skipped.
         holderFile = await fs.stat(lockPath).then(fileIdentity, () => undefined);
         woken = await waiter.wait(Math.min(HOLDER_CHECK_MS, left));
       } finally {
@@ -253,7 +280,8 @@ export function createFileLock(options: FileLockOptions): FileLock {
     },
     async dispose() {
       prepared = false;
-      await fs.unlink(ownPath).catch(() => undefined);
+      // Left behind, it is swept by the next instance once this process has exited.
+      await fs.unlink(ownPath).catch(unlessGone('could not remove the prepared file', ownPath));
     },
     sweep,
   };

@@ -7,3 +7,5 @@ export type { LockFs } from './lock-fs.js';
 export { formatLockHolder } from './lock-holder.js';
 export type { LockHolder } from './lock-holder.js';
 export { currentLockHolder } from './process-probe.js';
+export { formatFileWarning, safeWarner } from './file-warning.js';
+export type { FileWarning, OnFileWarning } from './file-warning.js';

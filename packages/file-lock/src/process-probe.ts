@@ -23,6 +23,8 @@ export async function probeProcess(fs: LockFs, pid: number): Promise<ProcessProb
 
 /** This process as a lock holder (start time and pid namespace where `/proc` has them). */
 export async function currentLockHolder(fs: LockFs, nonce: string): Promise<LockHolder> {
+  // Optional fields: without /proc (another OS, a sandbox) the record simply lacks them, and
+  // others judge this holder by its pid alone (dead once no process has that pid).
   const stat = await fs.readText('/proc/self/stat').then(parseProcStat, () => undefined);
   const pidNamespace = await fs.readlink('/proc/self/ns/pid').catch(() => undefined);
   return {

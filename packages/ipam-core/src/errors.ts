@@ -14,6 +14,7 @@ export type IpamErrorCode =
   | 'BadSequenceNumber'
   | 'BadHandle'
   | 'BlockLimit'
+  | 'NoFreeBlocks'
   | 'NoQualifiedPool'
   | 'StrictAffinity'
   | 'UseRequired'
@@ -41,6 +42,9 @@ const kindByCode: Record<IpamErrorCode, IpamErrorKind> = {
   BadSequenceNumber: 'reevaluate',
   BadHandle: 'validation',
   BlockLimit: 'validation',
+  // No pool has room for a new block (Calico's noFreeBlocksError): autoAssign borrows or says so
+  // in its messages, ensureBlock fails NoQualifiedPool; callers never see it.
+  NoFreeBlocks: 'validation',
   NoQualifiedPool: 'validation',
   StrictAffinity: 'validation',
   UseRequired: 'validation',

@@ -70,6 +70,13 @@ export type {
 } from './block/owner-attributes.js';
 export { createIpamClient } from './client/ipam-client.js';
 export type { IpamClient, IpamClientOptions } from './client/ipam-client.js';
+export { formatIpamReport } from './client/ipam-report.js';
+export type {
+  IpamReport,
+  IpamReportLevel,
+  IpamReportOperation,
+  IpamReporter,
+} from './client/ipam-report.js';
 export type { AssignIpArgs } from './client/assign-ip.js';
 export type { AutoAssignArgs, IpamAssignments } from './client/assignments.js';
 export { partialFulfillmentError } from './client/assignments.js';

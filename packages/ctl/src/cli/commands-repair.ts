@@ -1,4 +1,8 @@
-import { defaultDatastorePath, repairFileDatastore } from '@netledger/datastore-file';
+import {
+  defaultDatastorePath,
+  formatFileWarning,
+  repairFileDatastore,
+} from '@netledger/datastore-file';
 import type { RepairMode } from '@netledger/datastore-file';
 import { selectDatastore } from '../config/datastore-config.js';
 import { CtlError } from '../ctl-error.js';
@@ -57,7 +61,13 @@ file, and a file that is not a netledger store. The damaged file is kept as
     async run(ctx, f) {
       const mode = modeOf(f);
       const path = await fileStorePath(ctx, f);
-      const report = await repairFileDatastore({ path, mode, dryRun: bool(f, 'dry-run') });
+      const report = await repairFileDatastore({
+        path,
+        mode,
+        dryRun: bool(f, 'dry-run'),
+        // A failed cleanup does not fail the repair: said, as netledgerctl's warnings are.
+        onWarning: (w) => ctx.io.stderr(`Warning: ${formatFileWarning(w)}\n`),
+      });
       let text = formatRepairReport(report);
       if (report.action !== 'none' && !report.dryRun) {
         const datastore = await ctx.io.openDatastore(

@@ -1,4 +1,13 @@
-import { lstat, readFile, readdir, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import {
+  lstat,
+  mkdir,
+  readFile,
+  readdir,
+  readlink,
+  rm,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createFileDatastore } from '@netledger/datastore-file';
@@ -49,6 +58,23 @@ describe('netledgerctl datastore repair', () => {
     expect(out).toMatchObject({ code: 0, stderr: '' });
     expect(out.stdout).toBe(`${store}: the datastore checks in full; nothing to repair.\n`);
     expect(await readFile(store, 'utf8')).toBe(before);
+  });
+
+  it('a temp file it cannot remove is a warning on stderr; the repair is done (exit 0)', async () => {
+    const text = await readFile(store, 'utf8');
+    await writeFile(store, text.slice(0, text.length - 30));
+    // Named as a temp file of an unfinished write, but a directory with a file in it.
+    const temp = `${store}.tmp-1234-abcdef`;
+    await mkdir(temp);
+    await writeFile(join(temp, 'x'), '');
+    const out = await run(['datastore', 'repair']);
+    expect(out.code).toBe(0);
+    expect(out.stdout).toContain('restored');
+    expect(out.stderr).toMatch(
+      new RegExp(
+        `^Warning: could not remove the temp file of an unfinished write ${temp.replaceAll('.', '\\.')}: EISDIR[^\n]*\n$`,
+      ),
+    );
   });
 
   it('restores the previous generation of a truncated store, names the loss, runs ipam check', async () => {

@@ -1,8 +1,12 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { IpamError } from '@netledger/ipam-core';
+import type { Datastore } from '@netledger/ipam-core';
+import { forwardingDatastore } from '@netledger/ipam-core/adapter';
 import { createTempDir } from '@netledger/testkit';
 import { runCli } from '../test-support/run-cli.js';
+import { assign, memoryStore } from '../test-support/seed.js';
 import { COMMANDS } from './commands.js';
 
 let dir: { path: string; remove: () => Promise<void> };
@@ -266,5 +270,49 @@ spec:
     expect((await run(['--help'])).stdout).toContain('ipam show');
     expect((await run(['ipam', '--help'])).stdout).toContain('ipam configure');
     expect((await run([])).code).toBe(2);
+  });
+});
+
+describe('what a command does not fail for is said on stderr', () => {
+  /** A memory store holding `10.0.0.1` for handle h on node-1, behind `wrap`. */
+  async function seeded(wrap: (ds: Datastore) => Partial<Datastore>) {
+    const { datastore, ipam } = memoryStore();
+    await ipam.pools.create({ metadata: { name: 'p' }, spec: { cidr: '10.0.0.0/26' } });
+    await assign(ipam, 'node-1', 'h', ['10.0.0.1']);
+    const wrapped: Datastore = { ...forwardingDatastore(datastore), ...wrap(datastore) };
+    return { datastore, io: { openDatastore: async () => wrapped } };
+  }
+
+  it('a datastore that fails to close: a warning, the outcome and exit status unchanged', async () => {
+    const { io } = await seeded(() => ({
+      close: () => Promise.reject(new IpamError('Unavailable', 'lock release failed')),
+    }));
+    const r = await runCli(['ipam', 'release-handle', '--handle', 'h'], { io });
+    expect(r).toEqual({
+      code: 0,
+      stdout: 'Released handle h (1 address(es))\n',
+      stderr: 'Warning: closing the datastore: lock release failed\n',
+    });
+  });
+
+  it("the IPAM client's report of a failed best-effort step: a warning, the release done", async () => {
+    const { datastore, io } = await seeded((ds) => ({
+      close: async () => undefined, // kept open for the check below
+      // After the release, ensuring the emptied block's affinity reads the node.
+      get: (key) =>
+        key.kind === 'Node'
+          ? Promise.reject(new IpamError('Unavailable', 'injected: node read'))
+          : ds.get(key),
+    }));
+    const r = await runCli(['ipam', 'release-handle', '--handle', 'h'], { io });
+    expect(r).toEqual({
+      code: 0,
+      stdout: 'Released handle h (1 address(es))\n',
+      stderr:
+        'Warning: Error ensuring consistent affinity but IP already released. Returning no error. (block 10.0.0.0/26): injected: node read\n',
+    });
+    await expect(datastore.get({ kind: 'IPAMHandle', handleId: 'h' })).rejects.toMatchObject({
+      code: 'DoesNotExist',
+    });
   });
 });

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { createIpamClient, isIpamError } from '@netledger/ipam-core';
+import { createIpamClient, formatIpamReport, isIpamError } from '@netledger/ipam-core';
 import type { Datastore } from '@netledger/ipam-core';
 import { selectDatastore, toCtlError } from '../config/datastore-config.js';
 import { CtlError, isCtlError } from '../ctl-error.js';
@@ -184,6 +184,8 @@ export async function runCtl(io: CtlIo): Promise<number> {
             datastore,
             ...(io.clock && { clock: io.clock }),
             ...(io.random && { random: io.random }),
+            // A best-effort step that failed leaves the command's outcome as it is: said, not hidden.
+            report: (r) => io.stderr(`Warning: ${formatIpamReport(r)}\n`),
           }),
         };
         return opened;
@@ -197,6 +199,9 @@ export async function runCtl(io: CtlIo): Promise<number> {
     io.stderr(`Error: ${message}\n`);
     return exitCode;
   } finally {
-    await datastore?.close().catch(() => undefined);
+    // The command's outcome and exit status stand: a store that fails to close is only said.
+    await datastore?.close().catch((e: unknown) => {
+      io.stderr(`Warning: closing the datastore: ${e instanceof Error ? e.message : String(e)}\n`);
+    });
   }
 }

@@ -1,3 +1,6 @@
+import { IpamError, isIpamError } from '@netledger/ipam-core';
+import type { Datastore } from '@netledger/ipam-core';
+import { forwardingDatastore } from '@netledger/ipam-core/adapter';
 import { describe, expect, it } from 'vitest';
 import { memoryStore } from '../test-support/seed.js';
 import { dumpStore } from '../test-support/dump-store.js';
@@ -56,6 +59,26 @@ describe('datastore migrate', () => {
     // The imported data is a working IPAM: the renamed node keeps its handles.
     expect(await dst.ipam.ipsByHandle('vxlan-v6-tunnel-addr-new-1')).toHaveLength(1);
     expect(await dst.ipam.ipsByHandle('k8s-pod-network.abc')).toHaveLength(2);
+  });
+
+  it('exports a missing IPAM config as null, and fails on a store that cannot read it', async () => {
+    const src = memoryStore();
+    await seedMigration(src.ipam, src.datastore);
+    await src.datastore.delete({ kind: 'IPAMConfig' }).catch((e: unknown) => {
+      if (!isIpamError(e, 'DoesNotExist')) throw e;
+    });
+    expect((await exportDatastore(src.datastore)).text).toContain('"config": null');
+    const unreadable: Datastore = {
+      ...forwardingDatastore(src.datastore),
+      get: (key) =>
+        key.kind === 'IPAMConfig'
+          ? Promise.reject(new IpamError('Unavailable', 'etcd unavailable'))
+          : src.datastore.get(key),
+    };
+    await expect(exportDatastore(unreadable)).rejects.toMatchObject({
+      code: 'Unavailable',
+      message: 'etcd unavailable',
+    });
   });
 
   it('refuses to import into a non-empty datastore or from a bad file, writing nothing', async () => {

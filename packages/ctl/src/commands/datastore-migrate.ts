@@ -158,7 +158,11 @@ export async function exportDatastore(
     counts[kind] = items.length;
     ipam[field] = items.map((kv) => entry(renamed(kv, renames)));
   }
-  const config = await datastore.get({ kind: 'IPAMConfig' }).catch(() => undefined);
+  // No stored config is exported as null; a store that cannot be read fails the export.
+  const config = await datastore.get({ kind: 'IPAMConfig' }).catch((e: unknown) => {
+    if (isIpamError(e, 'DoesNotExist')) return undefined;
+    throw e;
+  });
   counts.IPAMConfig = config ? 1 : 0;
   ipam.config = config ? entry(config) : null;
   const text = `${docs.join('---\n')}===\n${formatJson(ipam)}\n`;

@@ -12,6 +12,7 @@ import {
 import type { ReleaseAffinityOptions } from './block-reader-writer.js';
 import { sequentialBlockWalk } from './block-walk.js';
 import type { AffinityConfig, IpamContext } from './ipam-context.js';
+import { reportFailure } from './ipam-report.js';
 import { loadConfig, loadPools } from './ipam-reads.js';
 
 /** Validates a CIDR for Claim/ReleaseAffinity and returns its pool and the blocks it covers (inside the pool). */
@@ -118,7 +119,7 @@ export async function releaseAffinity(
 
 /**
  * Releases every affinity of a host (v4 then v6). Carries on past a block it cannot release and
- * throws the last such error at the end.
+ * throws the last such error at the end; the earlier ones are reported.
  */
 export async function releaseHostAffinities(
   ctx: IpamContext,
@@ -126,7 +127,7 @@ export async function releaseHostAffinities(
   options: { mustBeEmpty: boolean },
 ): Promise<void> {
   const config = await loadConfig(ctx);
-  let last: Error | undefined;
+  let last: { error: Error; cidr: string } | undefined;
   for (const version of [4, 6] as const) {
     const { items } = await ctx.ds.list({
       kind: 'BlockAffinity',
@@ -142,11 +143,22 @@ export async function releaseHostAffinities(
           cooldownSeconds: config.ipCooldownSeconds,
         });
       } catch (e) {
-        last = e instanceof Error ? e : new Error(String(e));
+        // Only the last failure is thrown (as in Calico): the one it replaces is reported.
+        if (last) {
+          reportFailure(ctx, {
+            level: 'error',
+            message: 'Error releasing affinity',
+            operation: 'releaseHostAffinity',
+            cidr: last.cidr,
+            host: a.host,
+            cause: last.error,
+          });
+        }
+        last = { error: e instanceof Error ? e : new Error(String(e)), cidr: kv.key.cidr };
       }
     }
   }
-  if (last) throw last;
+  if (last) throw last.error;
 }
 
 /** Releases every affinity (of any host and type) for blocks inside a pool, emptiness not required. */

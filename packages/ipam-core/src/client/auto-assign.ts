@@ -16,8 +16,8 @@ import { queryBlock } from './block-reader-writer.js';
 import { orderByBlockWalk } from './block-walk.js';
 import type { BlockAssignState } from './find-or-claim-block.js';
 import { findOrClaimBlock } from './find-or-claim-block.js';
-import { NoFreeBlocksError } from './find-usable-block.js';
 import type { AffinityConfig, IpamContext } from './ipam-context.js';
+import { reportFailure } from './ipam-report.js';
 import { existingAllocationsForCappedHandle } from './ips-by-handle.js';
 import { prepareAffinityBlocksForHost } from './prepare-affinity-blocks.js';
 
@@ -172,7 +172,7 @@ export async function autoAssignVersion(
     try {
       found = await findOrClaimBlock(ctx, state, { config, minFree: 1 });
     } catch (e) {
-      if (e instanceof NoFreeBlocksError) {
+      if (isIpamError(e, 'NoFreeBlocks')) {
         if (config.strictAffinity)
           out.msg('No more free affine blocks and strict affinity enabled');
         break;
@@ -201,6 +201,15 @@ export async function autoAssignVersion(
       if (!(e instanceof IpamError)) throw e;
       endOnUnknownOutcome(e, out);
       out.msg('Failed to assign IPs in newly allocated block');
+      reportFailure(ctx, {
+        level: 'warning',
+        message: 'Failed to assign IPs in newly allocated block',
+        operation: 'assignFromNewBlock',
+        cidr: found.block.cidr,
+        host: affinity.host,
+        ...(args.handleId !== undefined && { handle: args.handleId }),
+        cause: e,
+      });
     }
   }
 
@@ -244,10 +253,22 @@ async function borrow(
     for (const cidr of order) {
       if (out.ips.length >= req.num) break;
       if (req.reservations.matchesWholeCidr(parseCidr(cidr))) continue;
+      const facts = {
+        cidr,
+        host: affinity.host,
+        ...(req.args.handleId !== undefined && { handle: req.args.handleId }),
+      };
       let loaded: LoadedBlock;
       try {
         loaded = await queryBlock(ctx, cidr, req.config.ipCooldownSeconds);
-      } catch {
+      } catch (e) {
+        reportFailure(ctx, {
+          level: 'warning',
+          message: 'Failed to get non-affine block',
+          operation: 'readBorrowedBlock',
+          ...facts,
+          cause: e,
+        });
         continue;
       }
       try {
@@ -260,6 +281,13 @@ async function borrow(
       } catch (e) {
         if (!(e instanceof IpamError)) throw e;
         endOnUnknownOutcome(e, out);
+        reportFailure(ctx, {
+          level: 'warning',
+          message: `Failed to assign IPs from non-affine block in pool ${pool.spec.cidr}`,
+          operation: 'assignFromBorrowedBlock',
+          ...facts,
+          cause: e,
+        });
       }
     }
     if (out.ips.length < req.num) exhausted.push(pool.spec.cidr);

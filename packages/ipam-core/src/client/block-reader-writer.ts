@@ -10,6 +10,7 @@ import type { BlockAffinity } from '../model/block-affinity.js';
 import type { DatastoreKey } from '../model/keys.js';
 import { initialSequenceNumber } from './clock.js';
 import type { AffinityConfig, IpamContext } from './ipam-context.js';
+import { reportFailure } from './ipam-report.js';
 
 /** A block as read (GC'd for the current cooldown) with the pair it was read from. */
 export interface LoadedBlock {
@@ -116,6 +117,8 @@ async function confirmAffinity(
   try {
     return await setAffinityState(ctx, kv, 'confirmed');
   } catch (e) {
+    // Only asks whether a racing claimer confirmed it: a failed read means we cannot tell, and
+    // the confirm's own error is what the caller gets (as in Calico).
     const current = await ctx.ds.get(kv.key).catch(() => undefined);
     if (current?.value.state === 'confirmed') return current;
     throw e;
@@ -160,7 +163,18 @@ export async function claimAffineBlock(
     await confirmAffinity(ctx, aff);
     return existing;
   }
-  await deleteAffinity(ctx, aff).catch(() => undefined);
+  // Best effort: an affinity left behind is found stale and deleted by the host's next
+  // assignment (getBlockFromAffinity), as Calico leaves it.
+  await deleteAffinity(ctx, aff).catch((cause: unknown) =>
+    reportFailure(ctx, {
+      level: 'error',
+      message: 'Error deleting block affinity',
+      operation: 'deleteAffinity',
+      cidr,
+      host: options.owner.host,
+      cause,
+    }),
+  );
   throw new IpamError(
     'BlockClaimConflict',
     `${cidr} already claimed by ${existing.block.affinity ?? 'nobody'}`,
@@ -239,7 +253,18 @@ export async function releaseBlockAffinity(
     });
   }
   if (block.affinity !== undefined && block.affinity !== affinityString(a.affinityType, a.host)) {
-    await deleteAffinity(ctx, aff).catch(() => undefined);
+    // Best effort: the conflict is what the caller needs to know; a stale affinity left behind
+    // is deleted when the host next looks at it (getBlockFromAffinity).
+    await deleteAffinity(ctx, aff).catch((cause: unknown) =>
+      reportFailure(ctx, {
+        level: 'warning',
+        message: 'Failed to delete stale affinity',
+        operation: 'deleteAffinity',
+        cidr,
+        host: a.host,
+        cause,
+      }),
+    );
     throw new IpamError('BlockClaimConflict', `${cidr} already claimed by ${block.affinity}`, {
       identifier: cidr,
     });

@@ -1,9 +1,8 @@
 import type { HostReservedAttr } from '../block/new-block.js';
-import { IpamError } from '../errors.js';
+import { IpamError, isIpamError } from '../errors.js';
 import { affinityFor } from './auto-assign.js';
 import { checkPoolFamily, checkRequestedPools } from './check-pool-family.js';
 import { findOrClaimBlock } from './find-or-claim-block.js';
-import { NoFreeBlocksError } from './find-usable-block.js';
 import type { IpamContext } from './ipam-context.js';
 import { loadConfig, loadPools, loadReservations } from './ipam-reads.js';
 import { prepareAffinityBlocksForHost } from './prepare-affinity-blocks.js';
@@ -67,10 +66,11 @@ export async function ensureBlock(
       );
       out[version === 4 ? 'v4' : 'v6'] = found.block.cidr;
     } catch (e) {
-      if (e instanceof NoFreeBlocksError)
+      if (isIpamError(e, 'NoFreeBlocks'))
         throw new IpamError(
           'NoQualifiedPool',
           `no free block for ${args.hostname} in the IPv${version} pools`,
+          { cause: e },
         );
       throw e;
     }

@@ -8,6 +8,7 @@ import { poolForIp } from '../pools/pool-for-ip.js';
 import { selectsNode } from '../pools/pool-qualification.js';
 import { releaseBlockAffinity } from './block-reader-writer.js';
 import type { IpamContext } from './ipam-context.js';
+import type { IpamReport } from './ipam-report.js';
 import { loadPools } from './ipam-reads.js';
 
 /**
@@ -48,3 +49,11 @@ export async function ensureConsistentAffinity(
     }
   });
 }
+
+/** The report of an {@link ensureConsistentAffinity} that failed after a release. */
+export const affinityNotEnsured = (facts: { cidr: string; cause: unknown }): IpamReport => ({
+  level: 'warning',
+  message: 'Error ensuring consistent affinity but IP already released. Returning no error.',
+  operation: 'ensureConsistentAffinity',
+  ...facts,
+});

@@ -11,6 +11,7 @@ import type { LoadedBlock } from './block-reader-writer.js';
 import { affinityKey, getBlockFromAffinity, getPendingAffinity } from './block-reader-writer.js';
 import { findUsableBlock } from './find-usable-block.js';
 import type { AffinityConfig, IpamContext } from './ipam-context.js';
+import { reportFailure } from './ipam-report.js';
 
 /** The walk state of one assignment: pools, affine blocks not tried yet, whether claims are allowed. */
 export interface BlockAssignState {
@@ -38,7 +39,8 @@ export interface FindBlockOptions {
  * The next block with at least `minFree` free addresses: first the host's remaining affine blocks
  * (each tried once; a missing block is re-created), then a newly claimed one. Throws `BlockLimit`
  * when a claim is needed but not allowed, `InvalidArgument` ('failed to find or claim a block')
- * when automatic allocation of blocks is off, and `NoFreeBlocksError` when no pool has room.
+ * when automatic allocation of blocks is off, and `NoFreeBlocks` when no pool has room. An affine
+ * block that cannot be used is reported and skipped.
  */
 export async function findOrClaimBlock(
   ctx: IpamContext,
@@ -63,6 +65,14 @@ export async function findOrClaimBlock(
       });
     } catch (e) {
       if (!(e instanceof IpamError)) throw e;
+      reportFailure(ctx, {
+        level: 'warning',
+        message: "Couldn't get block for affinity, try next one",
+        operation: 'useAffineBlock',
+        cidr,
+        host: state.affinity.host,
+        cause: e,
+      });
       continue;
     }
     if (numFreeAddresses(found.block, state.reservations) >= minFree)

@@ -12,16 +12,10 @@ import type { IPPool } from '../model/resources.js';
 import { queryBlock, releaseBlockAffinity } from './block-reader-writer.js';
 import { randomBlockWalk } from './block-walk.js';
 import type { AffinityConfig, IpamContext } from './ipam-context.js';
+import { reportFailure } from './ipam-report.js';
 
 /** An empty block becomes reclaimable by another host this long after it was claimed. */
 const EMPTY_BLOCK_MIN_RECLAIM_AGE_MS = 60_000;
-
-/** Thrown (internally) when no pool has room for a new block; callers turn it into borrowing or a message. */
-export class NoFreeBlocksError extends Error {
-  constructor() {
-    super('No Free Blocks');
-  }
-}
 
 interface ReclaimCandidate {
   readonly cidr: string;
@@ -35,7 +29,8 @@ interface ReclaimCandidate {
  * order) with no block, or with our own block and room in it; failing that, an empty block of
  * another host claimed over a minute ago, released (guarded by its sequence number) so we can
  * claim it. Reads blocks one at a time along the walk instead of listing every block, so a claim
- * in a sparse pool costs a few reads. Throws {@link NoFreeBlocksError} when there is none.
+ * in a sparse pool costs a few reads. A candidate that cannot be released is reported and skipped.
+ * Throws `NoFreeBlocks` when there is none, `NoQualifiedPool` without pools.
  */
 export async function findUsableBlock(
   ctx: IpamContext,
@@ -97,7 +92,16 @@ export async function findUsableBlock(
       return c.cidr;
     } catch (e) {
       if (!(e instanceof IpamError)) throw e;
+      reportFailure(ctx, {
+        level: 'warning',
+        message: 'Failed to release affinity while trying to reclaim block',
+        operation: 'reclaimBlock',
+        cidr: c.cidr,
+        host: c.owner.host,
+        cause: e,
+      });
     }
   }
-  throw new NoFreeBlocksError();
+  // Calico's noFreeBlocksError, with its message; callers turn it into borrowing or a message.
+  throw new IpamError('NoFreeBlocks', 'No Free Blocks');
 }

@@ -4,6 +4,7 @@ import { ipVersionOf } from '../model/keys.js';
 import type { DatastoreKey } from '../model/keys.js';
 import type { IpamHandle } from '../model/ipam-handle.js';
 import type { IpamContext } from './ipam-context.js';
+import type { IpamReport } from './ipam-report.js';
 
 /** The key of a handle. */
 export const handleKey = (handleId: string): DatastoreKey<'IPAMHandle'> => ({
@@ -130,3 +131,15 @@ export async function decrementHandle(
     { what: `handle ${args.handleId}` },
   );
 }
+
+/** The report of a {@link decrementHandle} that failed after its addresses were released. */
+export const handleNotDecremented = (facts: {
+  handle: string;
+  cidr: string;
+  cause: unknown;
+}): IpamReport => ({
+  level: 'warning',
+  message: 'Failed to decrement handle',
+  operation: 'decrementHandle',
+  ...facts,
+});

@@ -35,6 +35,7 @@ import { systemClock, systemRandom } from './clock.js';
 import { ensureBlock } from './ensure-block.js';
 import type { BlockArgs } from './ensure-block.js';
 import type { AffinityConfig, IpamContext } from './ipam-context.js';
+import type { IpamReporter } from './ipam-report.js';
 import { setIpamConfig } from './ipam-config-operations.js';
 import { loadAssignInputs, loadConfig, loadPools, loadReservationResources } from './ipam-reads.js';
 import { ipsByHandle } from './ips-by-handle.js';
@@ -182,6 +183,12 @@ export interface IpamClientOptions {
   readonly datastore: Datastore;
   readonly clock?: Clock;
   readonly random?: Random;
+  /**
+   * Told of every best-effort step that failed without failing the operation (a handle not
+   * decremented after a release, a pending affinity not deleted after a lost claim, ...), as
+   * Calico logs them. Without it nothing is reported: the client writes no logs of its own.
+   */
+  readonly report?: IpamReporter;
 }
 
 const nonNegativeInt = (n: number | undefined, what: string): number => {
@@ -199,13 +206,16 @@ const nonNegativeInt = (n: number | undefined, what: string): number => {
  * serving a burst of pods queues them instead of racing itself for the same block); releases
  * are serialised per block. The client caches nothing: a long-lived process that wants its
  * reads served from memory puts a watch-fed mirror in front of the store
- * (`@netledger/ipam-core/adapter`'s `createMirroredDatastore`).
+ * (`@netledger/ipam-core/adapter`'s `createMirroredDatastore`). A best-effort step that fails
+ * (a handle not decremented after its addresses were released, ...) does not fail the operation:
+ * it goes to `options.report`, and nowhere without one.
  */
 export function createIpamClient(options: IpamClientOptions): IpamClient {
   const ctx: IpamContext = {
     ds: options.datastore,
     clock: options.clock ?? systemClock,
     random: options.random ?? systemRandom,
+    ...(options.report && { report: options.report }),
   };
   const hostLocks = createKeyedMutex();
   const blockLocks = createKeyedMutex();

@@ -67,6 +67,8 @@ export async function prepareAffinityBlocksForHost(
         affinityType: args.affinity.affinityType,
         ipVersion: args.version,
       });
+  // Not a dropped failure: the listing is awaited below, where its error is thrown; this only
+  // keeps it from being an unhandled rejection when the node check throws first.
   listing.catch(() => undefined);
   let labels: Readonly<Record<string, string>> = {};
   if (args.use !== 'LoadBalancer') {

@@ -8,9 +8,10 @@ import { isIpamError } from '../errors.js';
 import type { AllocationBlock } from '../model/block.js';
 import type { LoadedBlock } from './block-reader-writer.js';
 import { blockRewrite, deleteBlock, queryBlock, updateBlock } from './block-reader-writer.js';
-import { ensureConsistentAffinity } from './ensure-consistent-affinity.js';
-import { decrementHandle, handleKey } from './handles.js';
+import { affinityNotEnsured, ensureConsistentAffinity } from './ensure-consistent-affinity.js';
+import { decrementHandle, handleKey, handleNotDecremented } from './handles.js';
 import type { IpamContext } from './ipam-context.js';
+import { reportFailure } from './ipam-report.js';
 import { loadConfig } from './ipam-reads.js';
 import type { KeyedMutex } from './keyed-mutex.js';
 
@@ -74,14 +75,18 @@ export async function releaseByHandle(
       });
       // Every address of the handle in this block is released now, so whatever the handle counted
       // there beyond them was an over-count (a write whose outcome was unknown): drop it too.
+      // The block is released: what follows is best effort, reported but never failing the call.
       if (!done?.handleUpdated) {
         const count = Math.max(done?.count ?? 0, first.value.block[cidr] ?? 0);
-        await decrementHandle(ctx, { handleId: id, blockCidr: cidr, count }).catch(() => undefined);
-      }
-      if (done)
-        await ensureConsistentAffinity(ctx, done.block, config.ipCooldownSeconds).catch(
-          () => undefined,
+        await decrementHandle(ctx, { handleId: id, blockCidr: cidr, count }).catch(
+          (cause: unknown) => reportFailure(ctx, handleNotDecremented({ handle: id, cidr, cause })),
         );
+      }
+      if (done) {
+        await ensureConsistentAffinity(ctx, done.block, config.ipCooldownSeconds).catch(
+          (cause: unknown) => reportFailure(ctx, affinityNotEnsured({ cidr, cause })),
+        );
+      }
     });
   }
 }

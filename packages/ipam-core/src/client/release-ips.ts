@@ -7,9 +7,10 @@ import { withCasRetry } from '../cas-retry.js';
 import { IpamError, isIpamError } from '../errors.js';
 import { blockCidrForIp, poolForIp } from '../pools/pool-for-ip.js';
 import { deleteBlock, queryBlock, updateBlock } from './block-reader-writer.js';
-import { ensureConsistentAffinity } from './ensure-consistent-affinity.js';
-import { decrementHandle } from './handles.js';
+import { affinityNotEnsured, ensureConsistentAffinity } from './ensure-consistent-affinity.js';
+import { decrementHandle, handleNotDecremented } from './handles.js';
 import type { IpamContext } from './ipam-context.js';
+import { reportFailure } from './ipam-report.js';
 import { loadConfig, loadPools } from './ipam-reads.js';
 import type { KeyedMutex } from './keyed-mutex.js';
 
@@ -140,10 +141,16 @@ async function releaseFromOneBlock(ctx: IpamContext, batch: BlockRelease): Promi
     else await updateBlock(ctx, loaded.kv, r.block);
     return { unallocated: r.unallocated, counts: r.countByHandle, block: r.block };
   });
+  // The addresses are released: what follows is best effort, reported but never failing the call.
   for (const [handleId, count] of done.counts) {
-    await decrementHandle(ctx, { handleId, blockCidr: cidr, count }).catch(() => undefined);
+    await decrementHandle(ctx, { handleId, blockCidr: cidr, count }).catch((cause: unknown) =>
+      reportFailure(ctx, handleNotDecremented({ handle: handleId, cidr, cause })),
+    );
   }
-  if (done.block)
-    await ensureConsistentAffinity(ctx, done.block, cooldownSeconds).catch(() => undefined);
+  if (done.block) {
+    await ensureConsistentAffinity(ctx, done.block, cooldownSeconds).catch((cause: unknown) =>
+      reportFailure(ctx, affinityNotEnsured({ cidr, cause })),
+    );
+  }
   return done.unallocated;
 }
