@@ -78,7 +78,8 @@ describe('production code', () => {
       expect.arrayContaining([
         'packages/device-daemon/src/run-command.ts',
         'packages/datastore-k8s/src/exec-credential.ts',
-        'packages/cni/src/install/install-plugin.ts',
+        'apps/cni-plugin/src/install/install-plugin.ts',
+        'packages/cni/src/flock-host-lock.ts',
       ]),
     );
     const found = SOURCES.flatMap((f) =>
