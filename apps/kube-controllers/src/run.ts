@@ -143,7 +143,15 @@ export async function runKubeControllers(deps: RunDeps): Promise<number> {
   // Pools, config and nodes the IPAM client reads come from a watch-fed mirror; block reads and
   // every write still go to the store. The GC follows the store through its own watch.
   const mirrored = createMirroredDatastore(raw);
-  const ipam = createIpamClient({ datastore: mirrored });
+  // A best-effort step that failed (as Calico logs it), with its facts as fields.
+  const ipam = createIpamClient({
+    datastore: mirrored,
+    report: ({ level, message, cause, ...facts }) =>
+      logger.log(level === 'error' ? 'error' : 'warn', message, {
+        ...facts,
+        error: cause instanceof Error ? cause.message : String(cause),
+      }),
+  });
   const controllers: Controller[] = [];
   if (config.gcEnabled) {
     let settings;

@@ -181,7 +181,7 @@ async function serveNode(args: RunArgs, p: AgentProcess): Promise<number> {
       log,
     });
   } catch (e) {
-    await mirrored.close().catch(() => undefined);
+    await mirrored.close().catch((c: unknown) => log.warning(`closing the store: ${message(c)}`));
     await hostLock.dispose();
     if (e instanceof AgentSocketError || (e as NodeJS.ErrnoException).code !== undefined)
       return fail(EXIT.failure, `cannot listen on ${args.socket}: ${message(e)}`);

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import type { DatastoreConfig } from '@netledger/datastore-config';
-import { createIpamClient } from '@netledger/ipam-core';
+import { createIpamClient, formatIpamReport } from '@netledger/ipam-core';
 import { CniError, CniErrorCode } from '../cni-error.js';
 import type { IpamConf, NetConf } from '../net-conf.js';
 import { parseNetConf } from '../net-conf.js';
@@ -159,9 +159,14 @@ export async function serveAgentRequest(o: ServeAgentRequestOptions): Promise<Ag
   /** Releases what an undelivered ADD allocated, by its handle, as a DEL would. */
   const rollBack = async (conf: NetConf, handleId: string, stdout: string): Promise<string> => {
     const datastore = await o.deps.openDatastore(conf.ipam.datastore, silentLogger);
+    const reports: string[] = [];
     try {
-      await createIpamClient({ datastore }).releaseByHandle(handleId);
-      return `rolled back: released ${resultIps(stdout) || 'its addresses'} (handle ${handleId})`;
+      await createIpamClient({
+        datastore,
+        report: (r) => void reports.push(formatIpamReport(r)),
+      }).releaseByHandle(handleId);
+      const also = reports.length > 0 ? `; ${reports.join('; ')}` : '';
+      return `rolled back: released ${resultIps(stdout) || 'its addresses'} (handle ${handleId})${also}`;
     } finally {
       await datastore.close();
     }
