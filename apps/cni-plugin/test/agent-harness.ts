@@ -94,7 +94,7 @@ export async function setUpAgent(o: AgentSetupOptions): Promise<AgentSetup> {
 }
 
 /** How many `command` requests ended with an outcome matching `outcome` (any client). */
-export function counted(status: AgentStatus, command: string, outcome: RegExp): number {
+function counted(status: AgentStatus, command: string, outcome: RegExp): number {
   let n = 0;
   for (const [labels, count] of Object.entries(status.requests)) {
     const label = /outcome="([^"]*)"/.exec(labels)?.[1];
