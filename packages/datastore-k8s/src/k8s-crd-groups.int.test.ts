@@ -6,7 +6,7 @@ import { buildPool } from '@netledger/testkit';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createSharedKube } from '../test/shared-kube.js';
 import type { CalicoApiGroup } from './calico-api-group.js';
-import { CALICO_API_GROUPS, crdGroup } from './calico-api-group.js';
+import { CALICO_API_GROUPS } from './calico-api-group.js';
 import { createK8sDatastore } from './create-k8s-datastore.js';
 import { kubeObjectReaderOf } from './kube-object-reader.js';
 
@@ -16,7 +16,26 @@ import { kubeObjectReaderOf } from './kube-object-reader.js';
 // the metadata Calico or anyone else put on an object, and the apps' RBAC manifests grant the group.
 
 const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const CALICO_METADATA = 'projectcalico.org/metadata';
+
+/**
+ * What Calico writes in each group (libcalico-go lib/backend/k8s/resources): the annotations on the
+ * IPAM objects it creates (v1: `ConvertCalicoResourceToK8sResource` stores the metadata it built,
+ * only a name and resourceVersion, both removed, as "{}"; v3: the object as built, none), and the
+ * IPAM config's resource.
+ */
+const CALICO_WRITES: Readonly<
+  Record<
+    CalicoApiGroup,
+    { annotations?: Record<string, string>; configKind: string; configs: string }
+  >
+> = {
+  'crd.projectcalico.org/v1': {
+    annotations: { 'projectcalico.org/metadata': '{}' },
+    configKind: 'IPAMConfig',
+    configs: 'ipamconfigs',
+  },
+  'projectcalico.org/v3': { configKind: 'IPAMConfiguration', configs: 'ipamconfigurations' },
+};
 
 interface Meta {
   name: string;
@@ -33,11 +52,8 @@ interface KubeObject {
 
 for (const group of CALICO_API_GROUPS) {
   const other = CALICO_API_GROUPS.find((g) => g !== group)!;
-  const names = crdGroup(group).names;
-  /** The annotations Calico writes on the IPAM objects it creates in this group. */
-  const calicoAnnotations = crdGroup(group).metadataAnnotation
-    ? { [CALICO_METADATA]: '{}' }
-    : undefined;
+  const { annotations: calicoAnnotations, configKind, configs } = CALICO_WRITES[group];
+  const groupName = group.split('/')[0]!;
 
   describe(group, () => {
     const kube = createSharedKube({ group });
@@ -60,14 +76,12 @@ for (const group of CALICO_API_GROUPS) {
     }
     /** Every object of a Calico resource, as the API server has it. */
     async function objects(plural: string): Promise<KubeObject[]> {
-      const groupName = group.split('/')[0]!;
       const list = JSON.parse(await kubectl(['get', `${plural}.${groupName}`, '-o', 'json'])) as {
         items: KubeObject[];
       };
       return list.items;
     }
     async function object(plural: string, name: string): Promise<KubeObject> {
-      const groupName = group.split('/')[0]!;
       return JSON.parse(
         await kubectl(['get', `${plural}.${groupName}`, name, '-o', 'json']),
       ) as KubeObject;
@@ -102,15 +116,15 @@ for (const group of CALICO_API_GROUPS) {
       }
       await ipam.releaseByHandle('meta-pod-1'); // the block and a handle written again
       const written = [
-        ...(await objects(names.IPAMBlock.plural)),
-        ...(await objects(names.BlockAffinity.plural)),
-        ...(await objects(names.IPAMHandle.plural)),
-        ...(await objects(names.IPAMConfig.plural)),
+        ...(await objects('ipamblocks')),
+        ...(await objects('blockaffinities')),
+        ...(await objects('ipamhandles')),
+        ...(await objects(configs)),
       ];
       expect(written.map((o) => o.kind).sort()).toEqual([
         'BlockAffinity',
         'IPAMBlock',
-        names.IPAMConfig.crdKind,
+        configKind,
         'IPAMHandle',
       ]);
       for (const o of written) {
@@ -171,17 +185,17 @@ for (const group of CALICO_API_GROUPS) {
           ...read,
           value: { ...read.value, sequenceNumber: read.value.sequenceNumber + 1n },
         });
-        expect((await object(names.IPAMBlock.plural, name)).metadata).toMatchObject(theirs);
+        expect((await object('ipamblocks', name)).metadata).toMatchObject(theirs);
         // An update that changes nothing writes netledger's mark, which the next one drops.
         const marked = await reader.update(updated);
-        expect((await object(names.IPAMBlock.plural, name)).metadata.annotations).toHaveProperty([
+        expect((await object('ipamblocks', name)).metadata.annotations).toHaveProperty([
           'netledger.io/rewritten-at',
         ]);
         // Another client updates at that revision, never having read the block itself.
         const other = await store();
         const { affinity: _, ...unaffine } = marked.value;
         await other.update({ ...marked, value: unaffine });
-        const after = await object(names.IPAMBlock.plural, name);
+        const after = await object('ipamblocks', name);
         expect(after.metadata).toMatchObject(theirs);
         expect(after.metadata.annotations).toEqual(theirs.annotations);
         expect(after.spec).not.toHaveProperty('affinity');
@@ -189,13 +203,13 @@ for (const group of CALICO_API_GROUPS) {
       } finally {
         await kubectl([
           'patch',
-          `${names.IPAMBlock.plural}.${group.split('/')[0]!}`,
+          `ipamblocks.${groupName}`,
           name,
           '--type=merge',
           '-p',
           '{"metadata":{"finalizers":null}}',
         ]);
-        await kubectl(['delete', `${names.IPAMBlock.plural}.${group.split('/')[0]!}`, name]);
+        await kubectl(['delete', `ipamblocks.${groupName}`, name]);
       }
     });
 
@@ -248,9 +262,8 @@ for (const group of CALICO_API_GROUPS) {
         await stream.established;
         stream.close();
       }
-      const groupName = group.split('/')[0]!;
       for (const [verb, resource] of [
-        ['watch', names.IPAMConfig.plural],
+        ['watch', configs],
         ['watch', 'ipreservations'],
         ['update', 'ipamblocks'],
         ['delete', 'ipamhandles'],
@@ -260,7 +273,7 @@ for (const group of CALICO_API_GROUPS) {
         });
         expect(r.stdout.trim(), `node-agent ${verb} ${resource}`).toBe('yes');
       }
-      for (const resource of [names.IPAMConfig.plural, 'ippools', 'ipamblocks']) {
+      for (const resource of [configs, 'ippools', 'ipamblocks']) {
         const r = await api.kubectl(['auth', 'can-i', 'list', `${resource}.${groupName}`], {
           as: 'kube-controllers',
         });
