@@ -16,7 +16,7 @@ export const CALICO_API_GROUPS: readonly CalicoApiGroup[] = [
 ];
 
 /** A kind's CRD in one group. */
-export interface CrdNames {
+interface CrdNames {
   /** The CRD's kind, e.g. `IPAMBlock`. */
   readonly crdKind: string;
   readonly plural: string;

@@ -40,7 +40,7 @@ const IPAM_CONFIG_NAME = 'default';
  * The annotation in which Calico's v1 CRD client keeps a v3 resource's metadata
  * (libcalico-go lib/backend/k8s/resources/resources.go, `ConvertCalicoResourceToK8sResource`).
  */
-export const CALICO_METADATA_ANNOTATION = 'projectcalico.org/metadata';
+const CALICO_METADATA_ANNOTATION = 'projectcalico.org/metadata';
 /**
  * Its value on the IPAM objects: Calico's IPAM clients build metadata holding only the name and
  * resourceVersion, which the conversion removes before `json.Marshal` (creationTimestamp is
