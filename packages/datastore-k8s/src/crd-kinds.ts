@@ -29,39 +29,48 @@ import {
   encodeConfigSpec,
   encodeHandleSpec,
 } from './ipam-crd-codec.js';
+import type { CrdGroup } from './calico-api-group.js';
 import type { ResourceKind } from './resource-crd-codec.js';
 import { decodeResource, encodeResource } from './resource-crd-codec.js';
 
-/** Calico's CRD group and version. */
-const CRD_API_VERSION = 'crd.projectcalico.org/v1';
 /** The name of the IPAMConfig singleton. */
 const IPAM_CONFIG_NAME = 'default';
+
+/**
+ * The annotation in which Calico's v1 CRD client keeps a v3 resource's metadata
+ * (libcalico-go lib/backend/k8s/resources/resources.go, `ConvertCalicoResourceToK8sResource`).
+ */
+const CALICO_METADATA_ANNOTATION = 'projectcalico.org/metadata';
+/**
+ * Its value on the IPAM objects: Calico's IPAM clients build metadata holding only the name and
+ * resourceVersion, which the conversion removes before `json.Marshal` (creationTimestamp is
+ * `omitzero` in the apimachinery Calico pins), so every write leaves `{}`.
+ */
+const IPAM_METADATA = '{}';
 
 /** The kinds stored as Calico CRDs (Node is the Kubernetes Node; IPAMHost does not exist in KDD). */
 export type CrdKind = Exclude<Kind, 'Node' | 'IPAMHost'>;
 
-/** How one CRD kind is stored. */
+/** How one CRD kind is written (its names are the group's: {@link CrdGroup.names}). */
 export interface CrdKindInfo {
-  /** The CRD's kind, e.g. `IPAMBlock`. */
-  readonly crdKind: string;
-  readonly plural: string;
   /** Blocks, affinities and handles are deleted by soft delete (`spec.deleted`) then delete. */
   readonly softDelete: boolean;
+  /**
+   * The IPAM kinds: their values hold no object metadata, so an update keeps the stored object's
+   * labels, annotations, finalizers and owner references. The resources' values carry their own.
+   */
+  readonly ipam: boolean;
 }
 
-/** The CRD of each kind. */
+/** Each CRD kind. */
 export const CRD_KINDS: Readonly<Record<CrdKind, CrdKindInfo>> = {
-  IPAMBlock: { crdKind: 'IPAMBlock', plural: 'ipamblocks', softDelete: true },
-  BlockAffinity: { crdKind: 'BlockAffinity', plural: 'blockaffinities', softDelete: true },
-  IPAMHandle: { crdKind: 'IPAMHandle', plural: 'ipamhandles', softDelete: true },
-  IPAMConfig: { crdKind: 'IPAMConfig', plural: 'ipamconfigs', softDelete: false },
-  IPPool: { crdKind: 'IPPool', plural: 'ippools', softDelete: false },
-  IPReservation: { crdKind: 'IPReservation', plural: 'ipreservations', softDelete: false },
-  ClusterInformation: {
-    crdKind: 'ClusterInformation',
-    plural: 'clusterinformations',
-    softDelete: false,
-  },
+  IPAMBlock: { softDelete: true, ipam: true },
+  BlockAffinity: { softDelete: true, ipam: true },
+  IPAMHandle: { softDelete: true, ipam: true },
+  IPAMConfig: { softDelete: false, ipam: true },
+  IPPool: { softDelete: false, ipam: false },
+  IPReservation: { softDelete: false, ipam: false },
+  ClusterInformation: { softDelete: false, ipam: false },
 };
 
 /** True for the kinds kept as Calico CRDs. */
@@ -69,9 +78,9 @@ export function isCrdKind(kind: Kind): kind is CrdKind {
   return kind in CRD_KINDS;
 }
 
-/** The API path of a kind's collection, or of one object. */
-export function crdPath(kind: CrdKind, name?: string): string {
-  const base = `/apis/${CRD_API_VERSION}/${CRD_KINDS[kind].plural}`;
+/** The API path of a kind's collection in `group`, or of one object. */
+export function crdPath(group: CrdGroup, kind: CrdKind, name?: string): string {
+  const base = `/apis/${group.apiVersion}/${group.names[kind].plural}`;
   return name === undefined ? base : `${base}/${encodeURIComponent(name)}`;
 }
 
@@ -93,43 +102,54 @@ export function objectName(key: DatastoreKey): string {
   }
 }
 
-/** `ipamblocks/10-0-0-0-26`: how messages name an object. */
-export function describeObject(key: DatastoreKey): string {
+/** `ipamblocks/10-0-0-0-26`: how messages name an object of `group`. */
+export function describeObject(group: CrdGroup, key: DatastoreKey): string {
   if (key.kind === 'Node') return `nodes/${key.name}`;
   if (key.kind === 'IPAMHost') return `ipamhosts/${key.host}`;
-  return `${CRD_KINDS[key.kind].plural}/${objectName(key)}`;
+  return `${group.names[key.kind].plural}/${objectName(key)}`;
 }
 
-/** The object body (without resourceVersion) for a value. */
+/**
+ * The object body (without resourceVersion) for a value in `group`, with the metadata Calico
+ * writes: the affinity labels, and on v1 the IPAM objects' `projectcalico.org/metadata`.
+ */
 export function encodeCrd<K extends CrdKind>(
+  group: CrdGroup,
   key: DatastoreKey<K>,
   value: ValueByKind[K],
 ): JsonObject {
   const name = objectName(key);
-  const head = { apiVersion: CRD_API_VERSION, kind: CRD_KINDS[key.kind].crdKind };
+  const head = { apiVersion: group.apiVersion, kind: group.names[key.kind].crdKind };
+  const metadata: JsonObject = {
+    name,
+    ...(group.metadataAnnotation &&
+      CRD_KINDS[key.kind].ipam && {
+        annotations: { [CALICO_METADATA_ANNOTATION]: IPAM_METADATA },
+      }),
+  };
   const k = key as DatastoreKey<CrdKind>;
   switch (k.kind) {
     case 'IPAMBlock':
       // The spec's CIDR is the key's, as KDD writes it (IPAMBlockV1toV3).
       return {
         ...head,
-        metadata: { name },
+        metadata,
         spec: { ...encodeBlockSpec(value as AllocationBlock), cidr: k.cidr },
       };
     case 'BlockAffinity':
       return {
         ...head,
-        metadata: { name, labels: affinityLabels(k.host, k.affinityType, k.cidr) },
-        spec: encodeAffinitySpec(k, value as BlockAffinity),
+        metadata: { ...metadata, labels: affinityLabels(k.host, k.affinityType, k.cidr) },
+        spec: encodeAffinitySpec(k, value as BlockAffinity, group.affinityDeleted),
       };
     case 'IPAMHandle':
       return {
         ...head,
-        metadata: { name },
+        metadata,
         spec: encodeHandleSpec(k.handleId, value as IpamHandle),
       };
     case 'IPAMConfig':
-      return { ...head, metadata: { name }, spec: encodeConfigSpec(value as IpamConfigValue) };
+      return { ...head, metadata, spec: encodeConfigSpec(value as IpamConfigValue) };
     default: {
       const body = encodeResource(k, value as never);
       return { ...head, metadata: body.metadata, spec: body.spec };

@@ -1,5 +1,7 @@
-// The Datastore port on the Kubernetes API (Calico's KDD). Revisions are resourceVersions; every
-// update is a PUT carrying the revision read (the server's compare-and-swap, 409 on a stale one);
+// The Datastore port on the Kubernetes API (Calico's KDD), on whichever Calico API group the server
+// has (crd.projectcalico.org/v1 or projectcalico.org/v3: the option, else Calico's discovery, before
+// the first request). Revisions are resourceVersions; every update is a PUT carrying the revision
+// read (the server's compare-and-swap, 409 on a stale one) that keeps the IPAM object's metadata;
 // blocks, affinities and handles are deleted as Calico does: `deleted: true` by a CAS write (the
 // linearisation point), then a delete with a UID precondition; reads filter soft-deleted rows and
 // a get that finds one completes its delete.
@@ -17,23 +19,27 @@ import type {
 } from '@netledger/ipam-core';
 import { IpamError, isIpamError } from '@netledger/ipam-core';
 import { describeKey } from '@netledger/ipam-core/adapter';
+import type { CalicoApiGroup } from './calico-api-group.js';
+import { crdGroup } from './calico-api-group.js';
 import type { CrdKind } from './crd-kinds.js';
 import {
   CRD_KINDS,
-  crdPath,
-  describeObject,
   encodeCrd,
   isCrdKind,
   isSoftDeleted,
   listLabelSelector,
   matchesList,
 } from './crd-kinds.js';
+import { deferDatastore } from './deferred-datastore.js';
+import { discoverCalicoApiGroup } from './discover-calico-api-group.js';
 import type { JsonObject } from './ipam-crd-codec.js';
 import type { K8sDatastoreOptions } from './k8s-datastore-options.js';
 import { resolveK8sOptions } from './k8s-datastore-options.js';
 import { createK8sWatch } from './k8s-watch.js';
+import { withKeptMetadata } from './kept-metadata.js';
 import { assertKubeObjectLimits } from './kube-object-limits.js';
 import type { KubeHttp } from './kube-http.js';
+import { createKubeCalls } from './kube-calls.js';
 import { loadKubeConfig } from './kube-config.js';
 import { createKubeHttp } from './kube-http.js';
 import { registerObjectReader } from './kube-object-reader.js';
@@ -53,8 +59,11 @@ const APPLY_ATTEMPTS = 10;
 
 /**
  * Opens a Datastore on the Kubernetes API server named by a kubeconfig (or, without one, on the
- * pod's own service account). Nothing is sent until the first call; a kubeconfig that cannot be
- * read or a bad option throws `InvalidArgument` here. Errors name the API server and the object.
+ * pod's own service account), on the Calico API group of the `calicoApiGroup` option, else the one
+ * the server has (Calico's discovery: {@link discoverCalicoApiGroup}). Nothing is sent until the
+ * first call, which discovers the group first; a failed discovery fails that call and is tried
+ * again by the next. A kubeconfig that cannot be read or a bad option throws `InvalidArgument`
+ * here. Errors name the API server and the object.
  */
 export function createK8sDatastore(options: K8sDatastoreOptions = {}): Datastore {
   const o = resolveK8sOptions(options);
@@ -65,17 +74,40 @@ export function createK8sDatastore(options: K8sDatastoreOptions = {}): Datastore
     retry: { ...DEFAULT_RETRY_POLICY, maxRetries: o.maxRetries, maxWaitMs: o.maxRetryWaitMs },
     ...(o.maxSockets !== undefined && { maxSockets: o.maxSockets }),
   });
-  return createDatastoreOnHttp(http);
+  const calls = createKubeCalls(http);
+  let opened: Promise<{ group: CalicoApiGroup; datastore: Datastore }> | undefined;
+  const open = (): Promise<{ group: CalicoApiGroup; datastore: Datastore }> =>
+    (opened ??= (async () => {
+      const group = o.calicoApiGroup ?? (await discoverCalicoApiGroup(calls));
+      return {
+        group,
+        datastore: createDatastoreOnGroup(http, createKubeObjects(calls, crdGroup(group))),
+      };
+    })().catch((e: unknown) => {
+      opened = undefined;
+      throw e;
+    }));
+  const datastore = deferDatastore({
+    open: async () => (await open()).datastore,
+    async close() {
+      http.close();
+    },
+  });
+  registerObjectReader(datastore, { calls, calicoApiGroup: async () => (await open()).group });
+  return datastore;
 }
 
-/** The Datastore over an HTTP client. */
-function createDatastoreOnHttp(http: KubeHttp): Datastore {
-  const objects = createKubeObjects(http);
+/** The Datastore over an HTTP client, on the objects of one Calico API group. */
+function createDatastoreOnGroup(http: KubeHttp, objects: KubeObjects): Datastore {
   // Annotated, so that the compiler narrows after a call that never returns.
   const fail: KubeObjects['fail'] = objects.fail;
   const {
+    group,
     server,
     call,
+    describe,
+    resourceOf,
+    keptMetadataAt,
     toKv,
     mustKv,
     pathOf,
@@ -105,7 +137,7 @@ function createDatastoreOnHttp(http: KubeHttp): Datastore {
         },
       );
     }
-    const object = describeObject(key);
+    const object = describe(key);
     const { raw, name } = await getRawNamed(key);
     const kv = mustKv(key.kind, raw, object);
     if (!sameKey(kv.key, key)) {
@@ -152,18 +184,17 @@ function createDatastoreOnHttp(http: KubeHttp): Datastore {
     return { items, revision: raw.revision };
   }
 
-  /** The object to send; refused before anything is sent if over Kubernetes' limits. */
-  function crdBody(kv: NewKVPair, revision?: string): JsonObject {
-    const body = encodeCrd(kv.key as DatastoreKey<CrdKind>, kv.value as never);
+  /** The object to write; refused before anything is sent if over Kubernetes' limits. */
+  function crdBody(kv: NewKVPair): JsonObject {
+    const body = encodeCrd(group, kv.key as DatastoreKey<CrdKind>, kv.value as never);
     assertKubeObjectLimits(kv.key, body);
-    if (revision !== undefined) (body.metadata as JsonObject).resourceVersion = revision;
     return body;
   }
 
   async function create<K extends Kind>(kv: NewKVPair<K>): Promise<KVPair<K>> {
     const key = kv.key as DatastoreKey;
     if (key.kind === 'IPAMHost') return notSupported(key, 'create');
-    const object = describeObject(key);
+    const object = describe(key);
     const body =
       key.kind === 'Node'
         ? {
@@ -218,11 +249,23 @@ function createDatastoreOnHttp(http: KubeHttp): Datastore {
       });
     }
     if (key.kind === 'Node') return updateNode(objects, kv);
-    const object = describeObject(key);
-    const base = crdBody(kv, kv.revision);
-    let body = base;
-    const { res, name } = await onName(key, (n) => {
-      body = { ...base, metadata: { ...(base.metadata as JsonObject), name: n } };
+    const object = describe(key);
+    const crdKey = key as DatastoreKey<CrdKind>;
+    // Refused before anything is sent (even the read of what to keep) if over Kubernetes' limits.
+    const encoded = crdBody(kv);
+    const keeps = CRD_KINDS[crdKey.kind].ipam;
+    let body = encoded;
+    const { res, name } = await onName(key, async (n) => {
+      // An IPAM value has no metadata: the stored object's is kept (Calico's annotation, labels
+      // and finalizers others put there); a resource's value carries its own.
+      const base = keeps
+        ? withKeptMetadata(encoded, await keptMetadataAt(key, n, kv.revision))
+        : encoded;
+      body = {
+        ...base,
+        metadata: { ...(base.metadata as JsonObject), name: n, resourceVersion: kv.revision },
+      };
+      if (keeps) assertKubeObjectLimits(key, body); // the kept annotations count too
       return call({ method: 'PUT', path: pathAt(key, n), body }, object, key);
     });
     if (res.status !== 200) fail(res, { method: 'PUT', object, key });
@@ -270,7 +313,7 @@ function createDatastoreOnHttp(http: KubeHttp): Datastore {
   }
 
   async function del(key: DatastoreKey, options: DeleteOptions = {}): Promise<void> {
-    const object = describeObject(key);
+    const object = describe(key);
     if (key.kind === 'IPAMHost') {
       throw new IpamError(
         'DoesNotExist',
@@ -326,7 +369,7 @@ function createDatastoreOnHttp(http: KubeHttp): Datastore {
           contentType: MERGE_PATCH,
           body: {
             metadata: revision === undefined ? {} : { resourceVersion: revision },
-            spec: { deleted: key.kind === 'BlockAffinity' ? 'true' : true },
+            spec: { deleted: key.kind === 'BlockAffinity' ? group.affinityDeleted(true) : true },
           },
         },
         object,
@@ -344,7 +387,7 @@ function createDatastoreOnHttp(http: KubeHttp): Datastore {
       return createK8sWatch(
         {
           http,
-          path: crdPath('IPAMConfig'),
+          path: collectionOf('IPAMConfig'),
           resource: 'ipamhosts',
           softDelete: false,
           decode: () => undefined,
@@ -358,7 +401,7 @@ function createDatastoreOnHttp(http: KubeHttp): Datastore {
       {
         http,
         path: collectionOf(kind),
-        resource: kind === 'Node' ? 'nodes' : CRD_KINDS[kind].plural,
+        resource: resourceOf(kind),
         ...(selector !== undefined && { labelSelector: selector }),
         softDelete: isCrdKind(kind) && CRD_KINDS[kind].softDelete,
         decode: (object) => {
@@ -400,6 +443,5 @@ function createDatastoreOnHttp(http: KubeHttp): Datastore {
       http.close();
     },
   };
-  registerObjectReader(datastore, objects);
   return datastore;
 }

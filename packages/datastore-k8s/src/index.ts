@@ -1,4 +1,6 @@
 export { createK8sDatastore } from './create-k8s-datastore.js';
+export type { CalicoApiGroup } from './calico-api-group.js';
+export { CALICO_API_GROUPS } from './calico-api-group.js';
 export type { K8sDatastoreOptions } from './k8s-datastore-options.js';
 export { K8S_DEFAULTS } from './k8s-datastore-options.js';
 export {

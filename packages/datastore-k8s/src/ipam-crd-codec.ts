@@ -1,7 +1,8 @@
-// The IPAM kinds as Calico's crd.projectcalico.org/v1 specs (libcalico-go/lib/apis/internalapi):
-// blocks, affinities, handles and the IPAM config. Values go through ipam-core's codec (its
-// validation and its exact uint64 handling); only the field names and the CRD's requirements
-// (`strictAffinity` present, `deleted` a string on affinities, no nulls) differ from etcd's JSON.
+// The IPAM kinds as Calico's CRD specs (crd.projectcalico.org/v1: libcalico-go/lib/apis/internalapi;
+// projectcalico.org/v3: the same fields in api/pkg/apis/projectcalico/v3): blocks, affinities,
+// handles and the IPAM config. Values go through ipam-core's codec (its validation and its exact
+// uint64 handling); only the field names and the CRDs' requirements (`strictAffinity` present,
+// `deleted` a string on v1 affinities, no nulls) differ from etcd's JSON.
 import type {
   AllocationBlock,
   BlockAffinity,
@@ -82,17 +83,21 @@ export function decodeBlockSpec(
   return decodeValue(key, stringifyJson(etcd));
 }
 
-/** The affinity spec (`deleted` is a string in the v1 CRD). */
+/**
+ * The affinity spec; `deleted` as the group's CRD has it (a string in v1, a boolean in v3), by
+ * `encodeDeleted`.
+ */
 export function encodeAffinitySpec(
   key: DatastoreKey<'BlockAffinity'>,
   value: BlockAffinity,
+  encodeDeleted: (deleted: boolean) => JsonValue,
 ): JsonObject {
   return {
     state: value.state,
     node: key.host,
     type: key.affinityType,
     cidr: key.cidr,
-    deleted: value.deleted ? 'true' : 'false',
+    deleted: encodeDeleted(value.deleted),
   };
 }
 

@@ -7,6 +7,10 @@ describe('createK8sDatastore options', () => {
     expect(resolveK8sOptions({ kubeconfig: '/k' })).toEqual({ kubeconfig: '/k', ...K8S_DEFAULTS });
     expect(resolveK8sOptions({ kubeconfig: '/k', maxSockets: 1 })).toMatchObject({ maxSockets: 1 });
     expect(resolveK8sOptions({ kubeconfig: '/k', maxRetries: 0 })).toMatchObject({ maxRetries: 0 });
+    // Any case, as Calico's CALICO_API_GROUP (strings.EqualFold).
+    expect(
+      resolveK8sOptions({ kubeconfig: '/k', calicoApiGroup: 'ProjectCalico.org/v3' }),
+    ).toMatchObject({ calicoApiGroup: 'projectcalico.org/v3' });
   });
 
   it.each([
@@ -19,6 +23,10 @@ describe('createK8sDatastore options', () => {
     [{ kubeconfig: '/k', maxSockets: 0 }, /maxSockets must be a positive integer/],
     [{ kubeconfig: '/k', maxRetries: -1 }, /maxRetries must be a whole number >= 0, got -1/],
     [{ kubeconfig: '/k', maxRetryWaitMs: 0.5 }, /maxRetryWaitMs must be a whole number >= 0/],
+    [
+      { kubeconfig: '/k', calicoApiGroup: 'projectcalico.org' },
+      /calicoApiGroup must be crd.projectcalico.org\/v1 or projectcalico.org\/v3, got "projectcalico.org"/,
+    ],
   ])('refuses %j', (options, message) => {
     expect(() => resolveK8sOptions(options)).toThrow(message);
   });

@@ -1,4 +1,6 @@
 import { IpamError } from '@netledger/ipam-core';
+import type { CalicoApiGroup } from './calico-api-group.js';
+import { CALICO_API_GROUPS, parseCalicoApiGroup } from './calico-api-group.js';
 
 /** How to reach the API server, and how hard to use it. */
 export interface K8sDatastoreOptions {
@@ -30,6 +32,13 @@ export interface K8sDatastoreOptions {
   readonly maxRetries?: number;
   /** Total wait between one request's attempts, in ms (default {@link K8S_DEFAULTS}.maxRetryWaitMs). */
   readonly maxRetryWaitMs?: number;
+  /**
+   * The Calico API group to keep IPAM in, as Calico's `CALICO_API_GROUP` (`calicoAPIGroup` in its
+   * API config) names it, in any case: `crd.projectcalico.org/v1` or `projectcalico.org/v3`.
+   * Default: the one the API server has, found before the first request as Calico finds it
+   * (projectcalico.org/v3 exactly when it is served and crd.projectcalico.org is not).
+   */
+  readonly calicoApiGroup?: string;
 }
 
 /**
@@ -56,6 +65,19 @@ export interface ResolvedK8sOptions {
   readonly maxSockets?: number;
   readonly maxRetries: number;
   readonly maxRetryWaitMs: number;
+  readonly calicoApiGroup?: CalicoApiGroup;
+}
+
+function apiGroup(v: string | undefined): CalicoApiGroup | undefined {
+  if (v === undefined) return undefined;
+  const group = parseCalicoApiGroup(v);
+  if (group === undefined) {
+    throw new IpamError(
+      'InvalidArgument',
+      `calicoApiGroup must be ${CALICO_API_GROUPS.join(' or ')}, got ${JSON.stringify(v)}`,
+    );
+  }
+  return group;
 }
 
 function positive(
@@ -91,6 +113,7 @@ export function resolveK8sOptions(o: K8sDatastoreOptions): ResolvedK8sOptions {
     throw new IpamError('InvalidArgument', 'inCluster is false but no kubeconfig is given');
   }
   if (o.kubeconfig === '') throw new IpamError('InvalidArgument', 'kubeconfig is an empty path');
+  const calicoApiGroup = apiGroup(o.calicoApiGroup);
   return {
     ...(o.kubeconfig !== undefined && { kubeconfig: o.kubeconfig }),
     ...(o.context !== undefined && { context: o.context }),
@@ -109,5 +132,6 @@ export function resolveK8sOptions(o: K8sDatastoreOptions): ResolvedK8sOptions {
     ...(o.maxSockets !== undefined && {
       maxSockets: positive('maxSockets', o.maxSockets, { dflt: 1, integer: true }),
     }),
+    ...(calicoApiGroup !== undefined && { calicoApiGroup }),
   };
 }

@@ -159,7 +159,10 @@ describe('the datastore over a throttling API server', () => {
       throttled('0'),
       { status: 201, body: 'echo' },
     ]);
-    const ds = createK8sDatastore({ kubeconfig: server.kubeconfigIn(dir.path) });
+    const ds = createK8sDatastore({
+      kubeconfig: server.kubeconfigIn(dir.path),
+      calicoApiGroup: 'crd.projectcalico.org/v1',
+    });
     try {
       const kv = await ds.create(handle);
       expect(kv).toMatchObject({ value: { handleId: 'h1' }, revision: '103' });
@@ -170,13 +173,27 @@ describe('the datastore over a throttling API server', () => {
   });
 
   it('fails an update answered 500 with Unavailable after one PUT (never written twice)', async () => {
-    server = await startScriptedApiserver([{ status: 500 }, { status: 200, body: 'echo' }]);
-    const ds = createK8sDatastore({ kubeconfig: server.kubeconfigIn(dir.path) });
+    const stored = {
+      apiVersion: 'crd.projectcalico.org/v1',
+      kind: 'IPAMHandle',
+      metadata: { name: 'h1', resourceVersion: '7', uid: 'u1' },
+      spec: { handleID: 'h1', block: { '10.0.0.0/26': 1 }, deleted: false },
+    };
+    server = await startScriptedApiserver([
+      { status: 200, body: stored },
+      { status: 500 },
+      { status: 200, body: 'echo' },
+    ]);
+    const ds = createK8sDatastore({
+      kubeconfig: server.kubeconfigIn(dir.path),
+      calicoApiGroup: 'crd.projectcalico.org/v1',
+    });
     try {
-      const err = await ds.update({ ...handle, revision: '7' }).catch((e: unknown) => e);
+      const read = await ds.get(handle.key);
+      const err = await ds.update(read).catch((e: unknown) => e);
       expect(isIpamError(err, 'Unavailable')).toBe(true);
       expect((err as Error).message).toMatch(/failed \(HTTP 500\) for PUT ipamhandles\/h1/);
-      expect(server.received.map((r) => r.method)).toEqual(['PUT']);
+      expect(server.received.map((r) => r.method)).toEqual(['GET', 'PUT']);
     } finally {
       await ds.close();
     }
@@ -184,7 +201,11 @@ describe('the datastore over a throttling API server', () => {
 
   it('names the retries in the error once a 429 outlasts them', async () => {
     server = await startScriptedApiserver([throttled('0')]);
-    const ds = createK8sDatastore({ kubeconfig: server.kubeconfigIn(dir.path), maxRetries: 2 });
+    const ds = createK8sDatastore({
+      kubeconfig: server.kubeconfigIn(dir.path),
+      calicoApiGroup: 'crd.projectcalico.org/v1',
+      maxRetries: 2,
+    });
     try {
       await expect(ds.get({ kind: 'IPAMHandle', handleId: 'h1' })).rejects.toMatchObject({
         code: 'Unavailable',
@@ -198,7 +219,11 @@ describe('the datastore over a throttling API server', () => {
 
   it('with maxRetries 0 sends each request once', async () => {
     server = await startScriptedApiserver([throttled('0'), { status: 201, body: 'echo' }]);
-    const ds = createK8sDatastore({ kubeconfig: server.kubeconfigIn(dir.path), maxRetries: 0 });
+    const ds = createK8sDatastore({
+      kubeconfig: server.kubeconfigIn(dir.path),
+      calicoApiGroup: 'crd.projectcalico.org/v1',
+      maxRetries: 0,
+    });
     try {
       await expect(ds.create(handle)).rejects.toMatchObject({ code: 'Unavailable' });
       expect(server.received).toHaveLength(1);

@@ -9,6 +9,9 @@ import type { JsonValue } from '@netledger/ipam-core/adapter';
 import { BlockBuilder } from '@netledger/testkit';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import type { CrdGroup } from './calico-api-group.js';
+import { CALICO_API_GROUPS, crdGroup } from './calico-api-group.js';
+import type { CrdKind } from './crd-kinds.js';
 import { encodeCrd } from './crd-kinds.js';
 import type { JsonObject } from './ipam-crd-codec.js';
 import { decodeKubeObject } from './kube-object-kv.js';
@@ -23,46 +26,42 @@ const withMeta = (o: JsonObject): JsonObject => ({
   metadata: { ...(o.metadata as JsonObject), resourceVersion: '42', uid: 'u-1' },
 });
 
-/** One valid object per kind, as netledger (and Calico's KDD) writes it. */
-const VALID: readonly { kind: Kind; object: JsonObject }[] = (
-  [
-    {
-      kind: 'IPAMBlock',
-      object: encodeCrd(
-        { kind: 'IPAMBlock', cidr: '10.0.0.0/30' },
-        new BlockBuilder('10.0.0.0/30').affine('n1').allocate([0, 2], 'h', { pod: 'p' }).build(),
-      ),
-    },
-    {
-      kind: 'BlockAffinity',
-      object: encodeCrd(
-        { kind: 'BlockAffinity', host: 'n1', cidr: '10.0.0.0/30', affinityType: 'host' },
-        { state: 'confirmed', deleted: false },
-      ),
-    },
-    {
-      kind: 'IPAMHandle',
-      object: encodeCrd(
-        { kind: 'IPAMHandle', handleId: 'k8s-pod-network.Abc' },
-        { handleId: 'k8s-pod-network.Abc', block: { '10.0.0.0/30': 2 }, deleted: false },
-      ),
-    },
-    {
-      kind: 'IPAMConfig',
-      object: encodeCrd(
-        { kind: 'IPAMConfig' },
-        {
-          strictAffinity: false,
-          autoAllocateBlocks: true,
-          maxBlocksPerHost: 4,
-          ipCooldownSeconds: 30,
-        },
-      ),
-    },
+/** One valid object per kind in `group`, as netledger (and Calico's KDD) writes it. */
+function validIn(group: CrdGroup): { kind: Kind; object: JsonObject; resource: string }[] {
+  const ipam = [
+    encodeCrd(
+      group,
+      { kind: 'IPAMBlock', cidr: '10.0.0.0/30' },
+      new BlockBuilder('10.0.0.0/30').affine('n1').allocate([0, 2], 'h', { pod: 'p' }).build(),
+    ),
+    encodeCrd(
+      group,
+      { kind: 'BlockAffinity', host: 'n1', cidr: '10.0.0.0/30', affinityType: 'host' },
+      { state: 'confirmed', deleted: false },
+    ),
+    encodeCrd(
+      group,
+      { kind: 'IPAMHandle', handleId: 'k8s-pod-network.Abc' },
+      { handleId: 'k8s-pod-network.Abc', block: { '10.0.0.0/30': 2 }, deleted: false },
+    ),
+    encodeCrd(
+      group,
+      { kind: 'IPAMConfig' },
+      {
+        strictAffinity: false,
+        autoAllocateBlocks: true,
+        maxBlocksPerHost: 4,
+        ipCooldownSeconds: 30,
+      },
+    ),
+  ];
+  const kinds: CrdKind[] = ['IPAMBlock', 'BlockAffinity', 'IPAMHandle', 'IPAMConfig'];
+  const all: { kind: CrdKind; object: JsonObject }[] = [
+    ...ipam.map((object, i) => ({ kind: kinds[i]!, object })),
     {
       kind: 'IPPool',
       object: {
-        apiVersion: 'crd.projectcalico.org/v1',
+        apiVersion: group.apiVersion,
         kind: 'IPPool',
         metadata: { name: 'p' },
         spec: { cidr: '10.0.0.0/24', blockSize: 26, nodeSelector: 'all()', ipipMode: 'Never' },
@@ -71,31 +70,38 @@ const VALID: readonly { kind: Kind; object: JsonObject }[] = (
     {
       kind: 'IPReservation',
       object: {
-        apiVersion: 'crd.projectcalico.org/v1',
+        apiVersion: group.apiVersion,
         kind: 'IPReservation',
         metadata: { name: 'r' },
         spec: { reservedCIDRs: ['10.0.0.0/30'] },
       },
     },
-    {
+  ];
+  return all.map(({ kind, object }) => ({ kind, object, resource: group.names[kind].plural }));
+}
+
+/** The valid objects of both Calico API groups, and a Node. */
+const VALID: readonly { kind: Kind; object: JsonObject; resource: string }[] = [
+  ...CALICO_API_GROUPS.flatMap((g) => validIn(crdGroup(g))),
+  {
+    kind: 'Node' as const,
+    resource: 'nodes',
+    object: {
+      apiVersion: 'v1',
       kind: 'Node',
-      object: {
-        apiVersion: 'v1',
-        kind: 'Node',
-        metadata: {
-          name: 'n1',
-          labels: { 'kubernetes.io/os': 'linux' },
-          annotations: {
-            'projectcalico.org/IPv4Address': '192.168.1.1/24',
-            'projectcalico.org/ASNumber': '64512',
-            'projectcalico.org/labels': '{"rack":"a"}',
-          },
+      metadata: {
+        name: 'n1',
+        labels: { 'kubernetes.io/os': 'linux' },
+        annotations: {
+          'projectcalico.org/IPv4Address': '192.168.1.1/24',
+          'projectcalico.org/ASNumber': '64512',
+          'projectcalico.org/labels': '{"rack":"a"}',
         },
-        spec: { podCIDRs: ['10.244.0.0/24'] },
       },
+      spec: { podCIDRs: ['10.244.0.0/24'] },
     },
-  ] as { kind: Kind; object: JsonObject }[]
-).map(({ kind, object }) => ({ kind, object: withMeta(object) }));
+  },
+].map((v) => ({ ...v, object: withMeta(v.object) }));
 
 /** Every path into a JSON value: objects' keys and arrays' indexes. */
 function pathsOf(v: JsonValue, at: (string | number)[] = []): (string | number)[][] {
@@ -160,21 +166,21 @@ const damagedObject = fc
     fc.constantFrom(...VALID),
     fc.array(fc.tuple(fc.nat(), badValue), { minLength: 1, maxLength: 3 }),
   )
-  .map(([{ kind, object }, edits]) => {
+  .map(([{ kind, object, resource }, edits]) => {
     let damaged: JsonValue = object;
     for (const [pick, by] of edits) {
       const paths = pathsOf(damaged);
       damaged = replaceAt(damaged, paths[pick % paths.length]!, by);
     }
-    return { kind, object: damaged };
+    return { kind, object: damaged, resource };
   });
 
 const snapshot = (v: unknown): string =>
   JSON.stringify(v, (_, x: unknown) => (typeof x === 'bigint' ? `${x}n` : x));
 
 describe('Kubernetes objects read back (fuzzing the conversion layer)', () => {
-  it.each(VALID)('the valid $kind decodes', ({ kind, object }) => {
-    expect(decodeKubeObject({ server: SERVER, kind, object })).toMatchObject({
+  it.each(VALID)('the valid $kind ($object.apiVersion) decodes', ({ kind, object, resource }) => {
+    expect(decodeKubeObject({ server: SERVER, kind, object, resource })).toMatchObject({
       revision: '42',
       uid: 'u-1',
     });
@@ -226,8 +232,11 @@ describe('Kubernetes objects read back (fuzzing the conversion layer)', () => {
       'allocations[0] points at attribute 5',
     ],
   ] as const)('refuses %s with CorruptValue naming the object', (_, kind, path, by, says) => {
-    const object = replaceAt(VALID.find((v) => v.kind === kind)!.object, path, by as JsonValue);
-    expect(() => decodeKubeObject({ server: SERVER, kind, object: object as JsonObject })).toThrow(
+    const valid = VALID.find((v) => v.kind === kind)!;
+    const object = replaceAt(valid.object, path, by as JsonValue) as JsonObject;
+    expect(() =>
+      decodeKubeObject({ server: SERVER, kind, object, resource: valid.resource }),
+    ).toThrow(
       expect.objectContaining({ code: 'CorruptValue', message: expect.stringContaining(says) }),
     );
   });
@@ -236,11 +245,11 @@ describe('Kubernetes objects read back (fuzzing the conversion layer)', () => {
     let refused = 0;
     let decoded = 0;
     fc.assert(
-      fc.property(damagedObject, ({ kind, object }) => {
+      fc.property(damagedObject, ({ kind, object, resource }) => {
         if (typeof object !== 'object' || object === null || Array.isArray(object)) return;
         const before = snapshot(object);
         try {
-          const kv = decodeKubeObject({ server: SERVER, kind, object });
+          const kv = decodeKubeObject({ server: SERVER, kind, object, resource });
           if (kv) {
             expect((kv.key as DatastoreKey).kind).toBe(kind);
             decoded++;

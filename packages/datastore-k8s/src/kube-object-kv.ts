@@ -3,7 +3,7 @@
 import type { KVPair, Kind } from '@netledger/ipam-core';
 import { IpamError, isIpamError } from '@netledger/ipam-core';
 import type { CrdKind } from './crd-kinds.js';
-import { CRD_KINDS, decodeCrd } from './crd-kinds.js';
+import { decodeCrd } from './crd-kinds.js';
 import type { JsonObject } from './ipam-crd-codec.js';
 import { BadSpec } from './ipam-crd-codec.js';
 import { decodeNode } from './node-codec.js';
@@ -43,11 +43,13 @@ export function decodeKubeObject(o: {
   server: string;
   kind: Kind;
   object: JsonObject;
+  /** The collection the object is from, for messages (`ipamblocks`, `nodes`). */
+  resource: string;
 }): KVPair | undefined {
-  const { server, kind, object } = o;
+  const { server, kind, object, resource } = o;
   // An object without a name is still named, so the error says which list held it.
   const name = metaString(object, 'name') || '(no name)';
-  const where = kind === 'Node' ? `nodes/${name}` : `${CRD_KINDS[kind as CrdKind].plural}/${name}`;
+  const where = `${resource}/${name}`;
   try {
     const decoded =
       kind === 'Node'

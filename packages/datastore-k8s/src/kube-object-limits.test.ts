@@ -19,7 +19,11 @@ afterEach(async () => {
 
 async function storeOn(script: Parameters<typeof startScriptedApiserver>[0]) {
   server = await startScriptedApiserver(script);
-  return createK8sDatastore({ kubeconfig: server.kubeconfigIn(dir.path), maxRetries: 0 });
+  return createK8sDatastore({
+    kubeconfig: server.kubeconfigIn(dir.path),
+    calicoApiGroup: 'crd.projectcalico.org/v1',
+    maxRetries: 0,
+  });
 }
 
 const KIB = 1024;

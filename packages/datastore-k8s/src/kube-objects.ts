@@ -1,16 +1,18 @@
-// Reading and writing single API objects and collections for the datastore: requests with their
-// errors mapped (naming the API server and the object), Calico objects decoded into KVPairs, the
-// paths of each kind, affinities' two possible names, the hard delete that ends a soft delete,
-// and paginated lists.
+// Reading and writing single API objects and collections of one Calico API group for the datastore:
+// requests with their errors mapped (naming the API server and the object), Calico objects decoded
+// into KVPairs, the paths of each kind, affinities' two possible names, the metadata an update of
+// an IPAM object keeps, the hard delete that ends a soft delete, and paginated lists.
 import type { DatastoreKey, KVPair, Kind } from '@netledger/ipam-core';
-import { IpamError } from '@netledger/ipam-core';
 import { describeKey } from '@netledger/ipam-core/adapter';
+import type { CrdGroup } from './calico-api-group.js';
 import { alternateAffinityName } from './calico-names.js';
 import type { CrdKind } from './crd-kinds.js';
-import { CRD_KINDS, crdPath, describeObject, objectName } from './crd-kinds.js';
+import { CRD_KINDS, crdPath, describeObject, isCrdKind, objectName } from './crd-kinds.js';
 import type { JsonObject } from './ipam-crd-codec.js';
-import type { KubeHttp, KubeRequest, KubeResponse } from './kube-http.js';
-import { kubeStatusError, kubeTransportError } from './map-kube-error.js';
+import { keptMetadata } from './kept-metadata.js';
+import { createKeptMetadataCache } from './kept-metadata-cache.js';
+import type { KubeCalls } from './kube-calls.js';
+import type { KubeResponse } from './kube-http.js';
 import { corruptObject, decodeKubeObject, isObject, meta, metaString } from './kube-object-kv.js';
 
 const NODES = '/api/v1/nodes';
@@ -32,44 +34,29 @@ export interface RawList {
 /** The object-level operations over an HTTP client; see the file comment. */
 export type KubeObjects = ReturnType<typeof createKubeObjects>;
 
-/** Creates the object-level operations over `http`. */
-export function createKubeObjects(http: KubeHttp) {
-  const server = http.server;
-
-  async function call(r: KubeRequest, object: string, key?: DatastoreKey): Promise<KubeResponse> {
-    try {
-      return await http.request(r);
-    } catch (e) {
-      if (e instanceof IpamError) throw e;
-      throw kubeTransportError(e, {
-        server,
-        method: r.method,
-        object,
-        write: r.method !== 'GET',
-        ...(key && { identifier: describeKey(key) }),
-      });
-    }
-  }
-
-  /** Throws the error a failed request maps to, naming the request and the object. */
-  function fail(
-    res: KubeResponse,
-    at: { readonly method: string; readonly object: string; readonly key?: DatastoreKey },
-  ): never {
-    throw kubeStatusError(res.status, res.body, {
-      server,
-      method: at.method,
-      object: at.object,
-      ...(at.key && { identifier: describeKey(at.key) }),
-      ...(res.retried && { retried: res.retried }),
-    });
-  }
+/** Creates the object-level operations on `group`'s objects over `calls`. */
+export function createKubeObjects(calls: KubeCalls, group: CrdGroup) {
+  const { server, call } = calls;
+  const fail: KubeCalls['fail'] = calls.fail;
+  const kept = createKeptMetadataCache();
+  const describe = (key: DatastoreKey): string => describeObject(group, key);
+  const resourceOf = (kind: Kind): string =>
+    kind === 'Node' ? 'nodes' : group.names[kind as CrdKind].plural;
 
   function corrupt(object: string, cause: unknown): never {
     return corruptObject({ server, object, cause });
   }
+  /** The KVPair of an object; an IPAM object's kept metadata is remembered for its update. */
   function toKv(kind: Kind, object: JsonObject): KVPair | undefined {
-    return decodeKubeObject({ server, kind, object });
+    const kv = decodeKubeObject({ server, kind, object, resource: resourceOf(kind) });
+    if (kv && isCrdKind(kind) && CRD_KINDS[kind].ipam) {
+      kept.remember(
+        `${resourceOf(kind)}/${metaString(object, 'name')}`,
+        kv.revision,
+        keptMetadata(object),
+      );
+    }
+    return kv;
   }
 
   function mustKv<K extends Kind>(kind: K, body: unknown, object: string): KVPair<K> {
@@ -82,11 +69,11 @@ export function createKubeObjects(http: KubeHttp) {
   const pathOf = (key: DatastoreKey): string =>
     key.kind === 'Node'
       ? `${NODES}/${encodeURIComponent(key.name)}`
-      : crdPath(key.kind as CrdKind, objectName(key));
+      : crdPath(group, key.kind as CrdKind, objectName(key));
   const pathAt = (key: DatastoreKey, name: string): string =>
     key.kind === 'Node'
       ? `${NODES}/${encodeURIComponent(name)}`
-      : crdPath(key.kind as CrdKind, name);
+      : crdPath(group, key.kind as CrdKind, name);
   /** The names a key's object may have: Calico's, and for affinities netledger's alternate. */
   const namesOf = (key: DatastoreKey): [string, string?] =>
     key.kind === 'BlockAffinity'
@@ -95,10 +82,10 @@ export function createKubeObjects(http: KubeHttp) {
 
   /** Whether the object at `name` is `key`'s (`absent` when there is none). */
   async function holder(key: DatastoreKey, name: string): Promise<'same' | 'other' | 'absent'> {
-    const res = await call({ method: 'GET', path: pathAt(key, name) }, describeObject(key), key);
+    const res = await call({ method: 'GET', path: pathAt(key, name) }, describe(key), key);
     if (res.status === 404) return 'absent';
     if (res.status !== 200 || !isObject(res.body))
-      fail(res, { method: 'GET', object: describeObject(key), key });
+      fail(res, { method: 'GET', object: describe(key), key });
     const kv = toKv(key.kind, res.body);
     return kv && sameKey(kv.key, key) ? 'same' : 'other';
   }
@@ -121,10 +108,30 @@ export function createKubeObjects(http: KubeHttp) {
     return { res: await run(alternate), name: alternate };
   }
 
-  const collectionOf = (kind: Kind): string => (kind === 'Node' ? NODES : crdPath(kind as CrdKind));
+  const collectionOf = (kind: Kind): string =>
+    kind === 'Node' ? NODES : crdPath(group, kind as CrdKind);
+
+  /**
+   * What an update of the IPAM object `key` at `name` keeps (see kept-metadata.ts), as stored at
+   * `revision`: remembered from this client's last read of it, else read now (an object read at
+   * another revision, or absent, fails the update's compare-and-swap anyway).
+   */
+  async function keptMetadataAt(
+    key: DatastoreKey,
+    name: string,
+    revision: string,
+  ): Promise<JsonObject> {
+    const known = kept.at(`${resourceOf(key.kind)}/${name}`, revision);
+    if (known) return known;
+    const object = describe(key);
+    const res = await call({ method: 'GET', path: pathAt(key, name) }, object, key);
+    if (res.status === 404) return {};
+    if (res.status !== 200 || !isObject(res.body)) fail(res, { method: 'GET', object, key });
+    return keptMetadata(res.body);
+  }
 
   async function getRawNamed(key: DatastoreKey): Promise<{ raw: JsonObject; name: string }> {
-    const object = describeObject(key);
+    const object = describe(key);
     const [primary, alternate] = namesOf(key);
     const res = await call({ method: 'GET', path: pathAt(key, primary) }, object, key);
     if (res.status === 200 && isObject(res.body)) {
@@ -146,7 +153,7 @@ export function createKubeObjects(http: KubeHttp) {
     uid: string | undefined,
     name: string,
   ): Promise<void> {
-    const object = describeObject(key);
+    const object = describe(key);
     const res = await call(
       {
         method: 'DELETE',
@@ -169,7 +176,7 @@ export function createKubeObjects(http: KubeHttp) {
     kind: Kind,
     q: { labelSelector?: string; resourceVersion?: string; limit?: number },
   ): Promise<RawList> {
-    const object = kind === 'Node' ? 'nodes' : CRD_KINDS[kind as CrdKind].plural;
+    const object = resourceOf(kind);
     const items: JsonObject[] = [];
     let revision = '';
     let cont: string | undefined;
@@ -213,9 +220,13 @@ export function createKubeObjects(http: KubeHttp) {
   }
 
   return {
+    group,
     server,
     call,
     fail,
+    describe,
+    resourceOf,
+    keptMetadataAt,
     toKv,
     mustKv,
     pathOf,

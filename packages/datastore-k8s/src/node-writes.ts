@@ -3,7 +3,6 @@
 import type { DatastoreKey, KVPair, Kind } from '@netledger/ipam-core';
 import { IpamError } from '@netledger/ipam-core';
 import { describeKey } from '@netledger/ipam-core/adapter';
-import { describeObject } from './crd-kinds.js';
 import type { JsonObject } from './ipam-crd-codec.js';
 import type { KubeObjects } from './kube-objects.js';
 import { isObject, meta, metaString } from './kube-objects.js';
@@ -23,10 +22,10 @@ export async function updateNode<K extends Kind>(
   objects: KubeObjects,
   kv: KVPair<K>,
 ): Promise<KVPair<K>> {
-  const { server, call, getRaw, pathOf, mustKv } = objects;
+  const { server, call, getRaw, pathOf, mustKv, describe } = objects;
   const fail: KubeObjects['fail'] = objects.fail;
   const key = kv.key as DatastoreKey<'Node'>;
-  const object = describeObject(key);
+  const object = describe(key);
   // Labels the Kubernetes Node has are inherited, not Calico's: they are not copied into
   // Calico's label annotation (KDD's restoreCalicoLabels), so the current labels are needed.
   const current = await getRaw(key);

@@ -2,7 +2,7 @@
 // label-selected host lists until their labels are added.
 import type { DatastoreKey } from '@netledger/ipam-core';
 import { LABEL_AFFINITY_TYPE, affinityLabels } from './calico-names.js';
-import { crdPath, objectName } from './crd-kinds.js';
+import { objectName } from './crd-kinds.js';
 import type { JsonObject } from './ipam-crd-codec.js';
 import type { KubeObjects } from './kube-objects.js';
 import { isObject, meta, metaString } from './kube-objects.js';
@@ -16,7 +16,7 @@ const ATTEMPTS = 10;
  * update retried on conflict; rows deleted meanwhile are skipped.
  */
 export async function upgradeAffinityLabels(objects: KubeObjects, host: string): Promise<void> {
-  const { call, listRaw, toKv } = objects;
+  const { call, listRaw, toKv, pathAt } = objects;
   const fail: KubeObjects['fail'] = objects.fail;
   const raw = await listRaw('BlockAffinity', { labelSelector: `!${LABEL_AFFINITY_TYPE}` });
   for (const first of raw.items) {
@@ -32,7 +32,7 @@ export async function upgradeAffinityLabels(objects: KubeObjects, host: string):
         ...(meta(object).labels as JsonObject | undefined),
         ...affinityLabels(key.host, key.affinityType, key.cidr),
       };
-      const path = crdPath('BlockAffinity', name);
+      const path = pathAt(key, name);
       const res = await call(
         { method: 'PUT', path, body: { ...object, metadata: { ...meta(object), labels } } },
         `blockaffinities/${name}`,
