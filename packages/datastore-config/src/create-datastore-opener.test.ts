@@ -194,6 +194,10 @@ describe('createDatastoreOpener: kubernetes', () => {
       /\/nonexistent\/kubeconfig: ENOENT/,
     ],
     [{ type: 'kubernetes' } as const, /in-cluster service account: KUBERNETES_SERVICE_HOST/],
+    [
+      { type: 'kubernetes', kubeconfig: '/k', calicoApiGroup: 'projectcalico.org/v2' } as const,
+      /calicoApiGroup must be crd\.projectcalico\.org\/v1 or projectcalico\.org\/v3/,
+    ],
   ])(
     'opens datastore-k8s with the kubeconfig, else in-cluster; what it refuses is InvalidValue (%j)',
     async (config, says) => {

@@ -32,6 +32,11 @@ export interface K8sDatastoreConfig {
   readonly type: 'kubernetes';
   /** The kubeconfig file; absent: the in-cluster configuration (the pod's service account). */
   readonly kubeconfig?: string;
+  /**
+   * Calico's API group (`CALICO_API_GROUP`, `spec.calicoAPIGroup`): `crd.projectcalico.org/v1`
+   * or `projectcalico.org/v3`; absent: the store finds which the server has, as Calico does.
+   */
+  readonly calicoApiGroup?: string;
 }
 
 /** One store's configuration, read from the environment, a CNI netconf or a calicoctl config. */

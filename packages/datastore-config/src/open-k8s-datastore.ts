@@ -19,6 +19,7 @@ export const k8sOpener: StoreOpener<K8sDatastoreConfig> = {
       return createK8sDatastore({
         ...options.kubernetes,
         ...(config.kubeconfig !== undefined && { kubeconfig: config.kubeconfig }),
+        ...(config.calicoApiGroup !== undefined && { calicoApiGroup: config.calicoApiGroup }),
       });
     } catch (e) {
       if (!isIpamError(e, 'InvalidArgument')) throw e;

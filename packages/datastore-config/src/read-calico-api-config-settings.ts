@@ -12,6 +12,7 @@ const SPEC_KEYS: readonly SettingKey[] = [
   'etcdCertFile',
   'etcdKeyFile',
   'kubeconfig',
+  'calicoAPIGroup',
   'datastorePath',
 ];
 
@@ -21,7 +22,8 @@ const invalid = (message: string): DatastoreConfigError =>
 /**
  * The store settings of calicoctl's `CalicoAPIConfig` (netledgerctl's `-c` file), from its
  * decoded YAML or JSON document: `spec.datastoreType`, `etcdEndpoints`, `etcdUsername`,
- * `etcdPassword`, `etcdCACertFile`, `etcdCertFile`, `etcdKeyFile`, `kubeconfig`, `datastorePath`.
+ * `etcdPassword`, `etcdCACertFile`, `etcdCertFile`, `etcdKeyFile`, `kubeconfig`, `calicoAPIGroup`,
+ * `datastorePath`.
  * Other spec keys are ignored, as calicoctl ignores what it does not use; an empty string is
  * unset. Throws `InvalidValue` naming `path` for another kind or apiVersion or a spec that is not
  * a mapping, `WrongType` for a spec value that is not a string.

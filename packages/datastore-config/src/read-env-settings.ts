@@ -14,12 +14,13 @@ const ENV_NAMES = {
   etcdUsername: 'ETCD_USERNAME',
   etcdPassword: 'ETCD_PASSWORD',
   kubeconfig: 'KUBECONFIG',
+  calicoAPIGroup: 'CALICO_API_GROUP',
 } as const;
 
 /**
  * The store settings of an environment: libcalico's `DATASTORE_TYPE`, `ETCD_ENDPOINTS`,
  * `ETCD_CA_CERT_FILE`, `ETCD_CERT_FILE`, `ETCD_KEY_FILE`, `ETCD_USERNAME`, `ETCD_PASSWORD`,
- * `KUBECONFIG`, and netledger's `NETLEDGER_DATASTORE_PATH`. An empty variable is unset. Never throws.
+ * `KUBECONFIG`, `CALICO_API_GROUP`, and netledger's `NETLEDGER_DATASTORE_PATH`. An empty variable is unset. Never throws.
  */
 export function readEnvSettings(env: SettingsEnv): SettingsSource {
   return settingsFrom(ENV_NAMES, (name) => env[name]);

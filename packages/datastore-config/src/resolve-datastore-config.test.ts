@@ -215,6 +215,16 @@ describe('resolveDatastoreConfig: netledgerctl environment and -c file', () => {
       { type: 'kubernetes', kubeconfig: '/k' },
     ],
     [
+      "kubernetes with Calico's CALICO_API_GROUP",
+      () => ctlEnv({ DATASTORE_TYPE: 'kubernetes', CALICO_API_GROUP: 'projectcalico.org/v3' }),
+      { type: 'kubernetes', calicoApiGroup: 'projectcalico.org/v3' },
+    ],
+    [
+      'a CalicoAPIConfig naming its calicoAPIGroup',
+      () => ctlFile({ datastoreType: 'kubernetes', calicoAPIGroup: 'crd.projectcalico.org/v1' }),
+      { type: 'kubernetes', calicoApiGroup: 'crd.projectcalico.org/v1' },
+    ],
+    [
       'a CalicoAPIConfig for etcd',
       () =>
         ctlFile({

@@ -97,7 +97,12 @@ export function resolveDatastoreConfig(sources: readonly SettingsSource[]): Data
       return etcdConfig(read);
     case 'kubernetes': {
       const kubeconfig = read.value('kubeconfig');
-      return { type: 'kubernetes', ...(kubeconfig !== undefined && { kubeconfig }) };
+      const calicoApiGroup = read.value('calicoAPIGroup');
+      return {
+        type: 'kubernetes',
+        ...(kubeconfig !== undefined && { kubeconfig }),
+        ...(calicoApiGroup !== undefined && { calicoApiGroup }),
+      };
     }
     default:
       throw invalid(

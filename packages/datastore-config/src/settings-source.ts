@@ -12,7 +12,8 @@ export type SettingKey =
   | 'etcdUsername'
   | 'etcdPassword'
   | 'etcdTransport'
-  | 'kubeconfig';
+  | 'kubeconfig'
+  | 'calicoAPIGroup';
 
 /** Setting values by key; an absent key is unset. */
 export type Settings = Readonly<Partial<Record<SettingKey, string>>>;
