@@ -92,16 +92,20 @@ export async function runKubeControllers(deps: RunDeps): Promise<number> {
   }
   let config: RunConfig;
   try {
-    const resource = await readKubeControllersConfiguration(
-      () =>
-        kube.custom.getClusterCustomObject({
-          group: 'crd.projectcalico.org',
-          version: 'v1',
-          plural: 'kubecontrollersconfigurations',
-          name: 'default',
-        }),
-      isNotFound,
-    );
+    // Calico's v1 CRDs, else its v3 CRDs (projectcalico.org/v3 without the API server).
+    const kcc = (group: string, version: string) =>
+      readKubeControllersConfiguration(
+        () =>
+          kube.custom.getClusterCustomObject({
+            group,
+            version,
+            plural: 'kubecontrollersconfigurations',
+            name: 'default',
+          }),
+        isNotFound,
+      );
+    const resource =
+      (await kcc('crd.projectcalico.org', 'v1')) ?? (await kcc('projectcalico.org', 'v3'));
     config = resolveRunConfig(args, resource);
   } catch (e) {
     if (e instanceof RunConfigError) return fail(EXIT.usage, e.message);

@@ -15,6 +15,8 @@ import { readClusterInformation } from './cluster-information.js';
 /** Reads Kubernetes API objects by path (datastore-k8s's `KubeObjectReader`): undefined for a 404. */
 export interface KubeReader {
   get(path: string): Promise<Readonly<Record<string, unknown>> | undefined>;
+  /** Which of Calico's CRD groups the cluster has (`crd.projectcalico.org/v1`, `projectcalico.org/v3`). */
+  calicoApiGroup?(): Promise<string>;
 }
 
 /** Options of {@link checkIpam}. */
@@ -125,8 +127,6 @@ function canonicalIp(text: string): string | undefined {
   }
 }
 
-const KCC_PATH = '/apis/crd.projectcalico.org/v1/kubecontrollersconfigurations/default';
-
 /**
  * The LoadBalancer controller's settings in the KubeControllersConfiguration `default`: undefined
  * when it or its CRD is absent, or it has no `controllers.loadBalancer` (calicoctl's test).
@@ -134,7 +134,9 @@ const KCC_PATH = '/apis/crd.projectcalico.org/v1/kubecontrollersconfigurations/d
 async function loadBalancerConfig(
   kube: KubeReader,
 ): Promise<{ readonly assignIps: AssignIpsMode } | undefined> {
-  const kcc = await kube.get(KCC_PATH);
+  // In the group of Calico's CRDs the cluster has (v1 when the reader cannot tell).
+  const group = (await kube.calicoApiGroup?.()) ?? 'crd.projectcalico.org/v1';
+  const kcc = await kube.get(`/apis/${group}/kubecontrollersconfigurations/default`);
   if (!kcc) return undefined;
   try {
     return loadBalancerControllerOf(kcc.spec);
