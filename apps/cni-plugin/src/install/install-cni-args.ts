@@ -3,8 +3,8 @@ import { parseArgs } from 'node:util';
 import { InstallUsageError } from './install-args.js';
 
 /** The main plugins `install-cni` writes a conflist for (another: `CNI_NETWORK_CONFIG`). */
-export const MAIN_PLUGINS = ['ptp', 'bridge'] as const;
-export type MainPlugin = (typeof MAIN_PLUGINS)[number];
+const MAIN_PLUGINS = ['ptp', 'bridge'] as const;
+type MainPlugin = (typeof MAIN_PLUGINS)[number];
 
 /** The store the node agent serves, as its conflist must name it (the agent's own settings). */
 export interface ConflistStore {

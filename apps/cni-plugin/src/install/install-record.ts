@@ -6,7 +6,7 @@ import { InstallError } from './install-error.js';
  * The record's name in the CNI config directory: a dot file with an extension no runtime loads
  * (libcni reads `.conf`, `.conflist` and `.json` files there).
  */
-export const RECORD_NAME = '.netledger-install.record';
+const RECORD_NAME = '.netledger-install.record';
 
 /** One file `install-cni` wrote: its absolute path and the SHA-256 of what it wrote. */
 export interface RecordedFile {

@@ -24,7 +24,7 @@ export interface InstalledFile {
  * runtime loads), fsync and rename, so a reader sees the old content or the new, never a part.
  * The temporary file is removed if the write fails.
  */
-export function writeAtomically(path: string, content: Buffer, mode: number): void {
+function writeAtomically(path: string, content: Buffer, mode: number): void {
   const tmp = `${path}.tmp-${process.pid}`;
   try {
     const fd = openSync(tmp, 'w', mode);
