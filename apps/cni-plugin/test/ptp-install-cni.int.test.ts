@@ -98,7 +98,7 @@ describe('ptp with the conflist install-cni writes, through netledger-node', () 
     const addresses = containers.map((c) => c.address);
     expect(new Set(addresses).size).toBe(CONTAINERS);
     expect(addresses).not.toContain('10.125.0.1/24');
-    expect(answered((await agent!.status())!, 'ADD')).toBe(CONTAINERS);
+    expect(answered(await agent!.status(), 'ADD')).toBe(CONTAINERS);
   });
 
   it('containers reach the gateway (on the host side of their veth) and each other', () => {
@@ -119,7 +119,7 @@ describe('ptp with the conflist install-cni writes, through netledger-node', () 
       if (r.status !== 0) throw new Error(`DEL failed (${r.status}): ${r.stdout}${r.stderr}`);
       expect(h.hasLink(c.netns)).toBe(false);
     }
-    expect(answered((await agent!.status())!, 'DEL')).toBe(CONTAINERS);
+    expect(answered(await agent!.status(), 'DEL')).toBe(CONTAINERS);
     const ds = await createFileDatastore({ path: storePath() });
     try {
       const ipam = createIpamClient({ datastore: ds });
