@@ -98,6 +98,15 @@ function writeAtomically(path: string, content: Buffer): void {
 export function buildImages(o: BuildImagesOptions): BuiltImage[] {
   const arch = GOARCH[process.arch];
   if (arch === undefined) throw new Error(`no image for this architecture (${process.arch})`);
+  const app = (dir: string, ...path: string[]): string =>
+    join(o.root, 'apps', dir, 'dist', ...path);
+  // Every input is checked before the (slow) runtime layer is made.
+  const inputs = {
+    agent: need(app('node-agent', 'netledger-node.mjs')),
+    client: need(app('cni-plugin', 'client', `linux-${arch}`, 'netledger-ipam')),
+    fallback: need(app('cni-plugin', 'netledger-ipam.d')),
+    controllers: need(app('kube-controllers', 'netledger-kube-controllers.mjs')),
+  };
   const node = realpathSync(o.node ?? process.execPath);
   const env = realpathSync('/usr/bin/env');
   const version = nodeVersion(node);
@@ -111,28 +120,19 @@ export function buildImages(o: BuildImagesOptions): BuiltImage[] {
     ]),
     `Node.js ${version} and /usr/bin/env with the ${libraries.length} files ldd lists for them (shared libraries, loader), /etc/passwd and /etc/group (root, nonroot 65532), /tmp`,
   );
-  const app = (dir: string): string => join(o.root, 'apps', dir);
   const appLayers: Record<(typeof NETLEDGER_IMAGES)[number]['file'], OciLayer> = {
     'netledger-node.oci.tar': createLayer(
       withParents(
         nodeAgentEntries({
-          agent: readFileSync(need(join(app('node-agent'), 'dist', 'netledger-node.mjs'))),
-          client: readFileSync(
-            need(join(app('cni-plugin'), 'dist', 'client', `linux-${arch}`, 'netledger-ipam')),
-          ),
-          fallback: bundleFiles(join(app('cni-plugin'), 'dist', 'netledger-ipam.d')),
+          agent: readFileSync(inputs.agent),
+          client: readFileSync(inputs.client),
+          fallback: bundleFiles(inputs.fallback),
         }),
       ),
       `/${BIN}/netledger-node, /${BIN}/netledger-ipam and its Node.js side (netledger-ipam.d/)`,
     ),
     'netledger-kube-controllers.oci.tar': createLayer(
-      withParents(
-        kubeControllersEntries(
-          readFileSync(
-            need(join(app('kube-controllers'), 'dist', 'netledger-kube-controllers.mjs')),
-          ),
-        ),
-      ),
+      withParents(kubeControllersEntries(readFileSync(inputs.controllers))),
       `/${BIN}/netledger-kube-controllers`,
     ),
   };
