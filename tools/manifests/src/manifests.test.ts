@@ -50,11 +50,14 @@ describe('deploy/ generated files', () => {
     const dir = join(ROOT, CRD_COPIES);
     expect(readdirSync(dir).sort()).toEqual([...wanted.keys()].sort());
     for (const [name, content] of wanted)
-      expect(readFileSync(join(dir, name), 'utf8')).toBe(content);
+      expect(readFileSync(join(dir, name), 'utf8'), `${name}: run pnpm manifests`).toBe(content);
   });
 
   it.each(OVERLAYS)('deploy/netledger-%s.yaml is what pnpm manifests renders', (overlay) => {
-    expect(readFileSync(join(ROOT, renderedPath(overlay)), 'utf8')).toBe(rendered[overlay]);
+    expect(
+      readFileSync(join(ROOT, renderedPath(overlay)), 'utf8'),
+      `${renderedPath(overlay)} is stale: run pnpm manifests`,
+    ).toBe(rendered[overlay]);
   });
 });
 
@@ -64,6 +67,8 @@ describe.each(OVERLAYS)('the %s overlay', (overlay) => {
     expect(new Set(containers(list).map((c) => c.image))).toEqual(
       new Set(NETLEDGER_IMAGES.map((i) => imageReference(ROOT, i))),
     );
+    // Loaded on the nodes, never pulled.
+    for (const c of containers(list)) expect(c.imagePullPolicy).toBe('IfNotPresent');
     for (const c of containers([find(list, 'DaemonSet', 'netledger-node')]))
       expect(c.image).toBe(imageReference(ROOT, NODE_IMAGE));
     for (const c of containers([find(list, 'Deployment', 'netledger-kube-controllers')]))

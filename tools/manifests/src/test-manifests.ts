@@ -14,6 +14,7 @@ export interface KubeObject {
 export interface Container {
   readonly name: string;
   readonly image: string;
+  readonly imagePullPolicy?: string;
   readonly command?: string[];
   readonly args?: string[];
   readonly env?: { name: string; valueFrom?: { fieldRef?: { fieldPath: string } } }[];
