@@ -24,7 +24,7 @@ import {
   FALLBACK_REASON_ENV,
   staticClientBeside,
 } from './install/plugin-files.js';
-import { runInstall } from './install/run-install.js';
+import { runInstallVerb } from './install/run-install.js';
 import { createPluginOpener } from './open-datastore.js';
 
 const ABOUT = 'netledger-ipam: netledger CNI IPAM plugin (calico-ipam compatible)';
@@ -75,16 +75,15 @@ const unlocked: AcquireHostLock = async ({ path, log }) => {
 };
 
 async function main(bundleDir: string): Promise<number> {
-  if (process.argv[2] === 'install') {
-    return runInstall(process.argv.slice(3), {
-      bundleDir,
-      env: process.env,
-      node: process.execPath,
-      cwd: process.cwd(),
-      print,
-      printErr,
-    });
-  }
+  const installed = runInstallVerb(process.argv.slice(2), {
+    bundleDir,
+    env: process.env,
+    node: process.execPath,
+    cwd: process.cwd(),
+    print,
+    printErr,
+  });
+  if (installed !== undefined) return installed;
   if (process.argv.includes('-v') || process.argv.includes('--version')) {
     print(`${ABOUT}\n`);
     return 0;

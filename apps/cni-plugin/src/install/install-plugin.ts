@@ -1,35 +1,21 @@
 import { spawnSync } from 'node:child_process';
 import {
-  chmodSync,
-  closeSync,
   existsSync,
-  fsyncSync,
-  mkdirSync,
-  openSync,
   readFileSync,
   readdirSync,
   readlinkSync,
   renameSync,
   rmSync,
   symlinkSync,
-  writeSync,
 } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { parseNetConf } from '@netledger/cni';
 import { exampleConflist } from './example-conflist.js';
 import type { InstallOptions } from './install-args.js';
+import { InstallError } from './install-error.js';
+import { placeFile } from './place-file.js';
+import type { InstalledFile } from './place-file.js';
 import { CLIENT_NAME, FALLBACK_DIR, NODE_LINK } from './plugin-files.js';
-
-/** What the install did with one file. */
-export interface InstalledFile {
-  readonly path: string;
-  readonly action: 'written' | 'unchanged' | 'removed';
-}
-
-/** An install that could not complete; nothing it replaced is left half-written. */
-export class InstallError extends Error {
-  override readonly name = 'InstallError';
-}
 
 /** Where the files come from. */
 export interface InstallSource {
@@ -39,31 +25,6 @@ export interface InstallSource {
   readonly client: string;
   /** The Node.js binary the installed fallback runs on (this one). */
   readonly node: string;
-}
-
-/** Writes `path` through a temporary file in its directory, fsync and rename. */
-function writeAtomically(path: string, content: Buffer, mode: number): void {
-  const tmp = `${path}.tmp-${process.pid}`;
-  const fd = openSync(tmp, 'w', mode);
-  try {
-    writeSync(fd, content);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  chmodSync(tmp, mode); // openSync's mode is filtered by the umask
-  renameSync(tmp, path);
-}
-
-/** Installs `content` at `path` unless it is already there; always leaves `mode`. */
-function place(path: string, content: Buffer, mode: number): InstalledFile {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o755 });
-  if (existsSync(path) && readFileSync(path).equals(content)) {
-    chmodSync(path, mode);
-    return { path, action: 'unchanged' };
-  }
-  writeAtomically(path, content, mode);
-  return { path, action: 'written' };
 }
 
 /** Points the symlink `path` at `target`, replacing what is there in one rename. */
@@ -120,7 +81,7 @@ export function installPlugin(options: InstallOptions, source: InstallSource): I
   const libDir = join(options.binDir, FALLBACK_DIR);
   const wanted = filesUnder(source.bundleDir);
   const files = wanted.map((f) =>
-    place(join(libDir, f), readFileSync(join(source.bundleDir, f)), 0o644),
+    placeFile(join(libDir, f), readFileSync(join(source.bundleDir, f)), 0o644),
   );
   for (const stale of filesUnder(libDir).filter((f) => !wanted.includes(f))) {
     rmSync(join(libDir, stale));
@@ -128,7 +89,7 @@ export function installPlugin(options: InstallOptions, source: InstallSource): I
   }
   files.push(link(join(libDir, NODE_LINK), source.node));
   const executable = join(options.binDir, CLIENT_NAME);
-  files.push(place(executable, readFileSync(source.client), 0o755));
+  files.push(placeFile(executable, readFileSync(source.client), 0o755));
   verify(executable);
   if (options.confDir !== undefined) {
     const conflist = exampleConflist(options);
@@ -136,7 +97,7 @@ export function installPlugin(options: InstallOptions, source: InstallSource): I
     // The same checks the plugin makes: a bad --pool fails here, not at the first ADD.
     parseNetConf(JSON.stringify({ cniVersion: '1.0.0', name: options.network, ...plugin }), {});
     files.push(
-      place(
+      placeFile(
         join(options.confDir, options.confFile),
         Buffer.from(`${JSON.stringify(conflist, null, 2)}\n`),
         0o644,

@@ -1,0 +1,7 @@
+export {
+  NETLEDGER_IMAGES,
+  fullImageReference,
+  imageReference,
+  imageTag,
+} from './netledger-images.js';
+export type { NetledgerImage } from './netledger-images.js';
