@@ -46,6 +46,14 @@ describe('kube-test-cluster refuses, changing nothing', () => {
     expect(await readdir(parent)).toEqual(['keep']);
   });
 
+  it('up onto a file: exit 2', async () => {
+    await writeFile(join(parent, 'file'), 'x');
+    const up = await clusterCli(['up', '--dir', join(parent, 'file'), '--cni', 'host-local']);
+    expect(up.status).toBe(2);
+    expect(up.stderr).toContain(`--dir ${join(parent, 'file')}: not a directory`);
+    expect(await readdir(parent)).toEqual(['file']);
+  });
+
   it('down on a directory that up did not make: exit 1', async () => {
     await mkdir(join(parent, 'kubelet'));
     const down = await clusterCli(['down', '--dir', parent]);

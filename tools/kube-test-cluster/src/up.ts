@@ -1,5 +1,14 @@
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, readdir, readFile, rename, symlink, writeFile } from 'node:fs/promises';
+import {
+  copyFile,
+  mkdir,
+  readdir,
+  readFile,
+  rename,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { join } from 'node:path';
 import { findFreePort, resolveKubeBinaries } from '@netledger/kube-test-apiserver';
 import type { ResolvedKubeBinaries } from '@netledger/kube-test-apiserver';
@@ -72,7 +81,11 @@ async function checkPreconditions(o: UpOptions): Promise<void> {
       'kube-test-cluster must run as root: it runs containerd and kubelet, mounts and makes cgroups',
     );
   }
-  const entries: string[] = await readdir(o.layout.dir).catch(() => []);
+  const kind = await stat(o.layout.dir).catch(() => undefined);
+  if (kind && !kind.isDirectory()) {
+    throw new KubeTestClusterError('USAGE', `--dir ${o.layout.dir}: not a directory`);
+  }
+  const entries = kind ? await readdir(o.layout.dir) : [];
   if (entries.includes('cluster.json')) {
     throw new KubeTestClusterError(
       'USAGE',
@@ -274,6 +287,7 @@ export async function up(o: UpOptions): Promise<{ kubeconfig: string; seconds: n
     home: o.home,
     log: o.log,
     goModuleDir: join(kubeTestApiserverDir(o.root), 'go'),
+    ...(o.signal && { signal: o.signal }),
   });
   const { layout } = o;
   await mkdir(layout.logDir, { recursive: true });
