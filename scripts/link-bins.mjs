@@ -81,7 +81,7 @@ function snapshotLauncher(blob, flags, importLine, verbs) {
 }
 const binDir = join(root, 'bin');
 mkdirSync(binDir, { recursive: true });
-// Apps, and dev tools that ship an executable (tools/kube-test-apiserver).
+// Apps, and dev tools that ship an executable (tools/kube-test-apiserver, tools/kube-test-cluster).
 const packageDirs = ['apps', 'tools'].flatMap((d) =>
   existsSync(join(root, d)) ? readdirSync(join(root, d)).map((p) => join(root, d, p)) : [],
 );

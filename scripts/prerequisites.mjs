@@ -20,7 +20,9 @@ const SYSTEM_PACKAGES = [
   { pkg: 'podman', proof: '/usr/bin/podman' },
   { pkg: 'runc', proof: '/usr/sbin/runc' },
   { pkg: 'busybox-static', proof: '/var/lib/dpkg/info/busybox-static.list' },
-  // pnpm images' test imports the images into a throwaway containerd (tools/images).
+  // pnpm images' test imports the images into a throwaway containerd (tools/images), and the
+  // one-node cluster of tools/kube-test-cluster runs its pods with containerd's CRI plugin (runc
+  // and the CNI plugins above; its pause and test images are built from busybox-static).
   { pkg: 'containerd', proof: '/usr/bin/containerd' },
 ];
 
@@ -90,10 +92,13 @@ export function run(cmd, args, options = {}) {
 }
 
 /**
- * Builds the kube-apiserver the Kubernetes tests run (tools/kube-test-apiserver), unless it is
- * already cached outside the checkout or KUBE_APISERVER names one: once, before the tests, so no
- * test waits minutes for it. Needs `pnpm build` first (it runs bin/kube-test-apiserver). Returns
- * the exit status; without a Go toolchain the tool says what to install.
+ * Builds the Kubernetes binaries the tests run (tools/kube-test-apiserver: kube-apiserver and
+ * kubectl, and kubelet, kube-controller-manager, kube-scheduler and crictl for
+ * tools/kube-test-cluster), unless they are already cached outside the checkout or
+ * KUBE_APISERVER names a kube-apiserver (then kube-test-cluster builds the others when it first
+ * runs): once, before the tests, so no test waits minutes for them. Needs `pnpm build` first (it
+ * runs bin/kube-test-apiserver). Returns the exit status; without a Go toolchain the tool says
+ * what to install.
  */
 export function ensureKubeApiserver(root) {
   return run(process.execPath, [join(root, 'bin', 'kube-test-apiserver'), '--build']);

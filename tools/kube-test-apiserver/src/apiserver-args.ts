@@ -13,16 +13,18 @@ export interface ApiserverArgsInput {
   readonly etcdUrl: string;
   readonly certificates: ApiserverCertificates;
   readonly tokenAuthFile: string;
+  /** A kube-controller-manager runs beside it (kube-test-cluster): admission may wait for it. */
+  readonly withControllerManager?: boolean;
 }
 
 /**
  * kube-apiserver's flags. Authentication by static tokens (and ServiceAccount tokens signed by
- * the generated key), authorization by RBAC alone (the Node authorizer serves kubelets, which a
- * test cluster has none of). No controllers run beside it, so the admission plugins that wait for
- * a controller's work are off: ServiceAccount (it refuses every Pod until the token controller
- * has made the namespace's `default` ServiceAccount). The endpoint reconciler is off too: it
- * would write the loopback listen address into the `kubernetes` Endpoints, which validation
- * refuses, on every resync.
+ * the generated key), authorization by the Node authorizer (for a kubelet's `system:node:<name>`,
+ * see kube-test-cluster) and RBAC. Unless a kube-controller-manager runs beside it, the
+ * admission plugins that wait for a controller's work are off: ServiceAccount (it refuses every
+ * Pod until the serviceaccount controller has made the namespace's `default` ServiceAccount).
+ * The endpoint reconciler is off too: it would write the loopback listen address into the
+ * `kubernetes` Endpoints, which validation refuses, on every resync.
  */
 export function apiserverArgs(input: ApiserverArgsInput): string[] {
   const c = input.certificates;
@@ -33,12 +35,12 @@ export function apiserverArgs(input: ApiserverArgsInput): string[] {
     `--tls-cert-file=${c.servingCertFile}`,
     `--tls-private-key-file=${c.servingKeyFile}`,
     `--token-auth-file=${input.tokenAuthFile}`,
-    '--authorization-mode=RBAC',
+    '--authorization-mode=Node,RBAC',
     `--service-account-issuer=${SERVICE_ACCOUNT_ISSUER}`,
     `--service-account-key-file=${c.serviceAccountPublicKeyFile}`,
     `--service-account-signing-key-file=${c.serviceAccountKeyFile}`,
     `--service-cluster-ip-range=${SERVICE_CLUSTER_IP_RANGE}`,
-    '--disable-admission-plugins=ServiceAccount',
+    ...(input.withControllerManager ? [] : ['--disable-admission-plugins=ServiceAccount']),
     '--endpoint-reconciler-type=none',
     '--profiling=false',
   ];

@@ -21,6 +21,26 @@ describe('createIdentities', () => {
   });
 });
 
+describe('a node identity', () => {
+  it('is the kubelet user the Node authorizer serves, after the apps', () => {
+    const ids = createIdentities(counter(), { nodes: ['kube-test-node'] });
+    expect(ids.nodes['kube-test-node']).toEqual({
+      token: `token${1 + APPS.length}`,
+      username: 'system:node:kube-test-node',
+      uid: 'node-kube-test-node',
+      groups: ['system:nodes'],
+      context: 'system:node:kube-test-node',
+    });
+    expect(renderTokenAuthFile(ids).trimEnd().split('\n').at(-1)).toBe(
+      `token${1 + APPS.length},system:node:kube-test-node,node-kube-test-node,"system:nodes"`,
+    );
+  });
+
+  it('is absent unless asked for', () => {
+    expect(createIdentities(counter()).nodes).toEqual({});
+  });
+});
+
 describe('renderTokenAuthFile', () => {
   it('writes kube-apiserver\'s CSV: token,user,uid,"groups"', () => {
     const lines = renderTokenAuthFile(createIdentities(counter())).trimEnd().split('\n');

@@ -17,22 +17,27 @@ export interface Identity {
   readonly context: string;
 }
 
-/** The admin and one identity per app. */
+/** The admin, one identity per app, and one per kubelet (by node name). */
 export interface Identities {
   readonly admin: Identity;
   readonly apps: Readonly<Record<AppName, Identity>>;
+  readonly nodes: Readonly<Record<string, Identity>>;
 }
 
 /** The kubeconfig context of the admin (the current context). */
 export const ADMIN_CONTEXT = 'netledger-test-admin';
 
 /**
- * An admin in `system:masters` and, per app, the username a ServiceAccount token would carry
+ * An admin in `system:masters`; per app, the username a ServiceAccount token would carry
  * (`system:serviceaccount:kube-system:netledger-<app>` with the ServiceAccount groups), so RBAC
- * RoleBindings that name the ServiceAccount apply to the app's static token. `newToken` must
- * return a fresh unguessable token on each call.
+ * RoleBindings that name the ServiceAccount apply to the app's static token; and per node in
+ * `nodes`, the kubelet's `system:node:<name>` in `system:nodes`, which the Node authorizer
+ * serves. `newToken` must return a fresh unguessable token on each call.
  */
-export function createIdentities(newToken: () => string): Identities {
+export function createIdentities(
+  newToken: () => string,
+  options: { readonly nodes?: readonly string[] } = {},
+): Identities {
   const admin: Identity = {
     token: newToken(),
     username: 'netledger-test-admin',
@@ -51,12 +56,24 @@ export function createIdentities(newToken: () => string): Identities {
     AppName,
     Identity
   >;
-  return { admin, apps };
+  const node = (name: string): Identity => ({
+    token: newToken(),
+    username: `system:node:${name}`,
+    uid: `node-${name}`,
+    groups: ['system:nodes'],
+    context: `system:node:${name}`,
+  });
+  const nodes = Object.fromEntries((options.nodes ?? []).map((name) => [name, node(name)]));
+  return { admin, apps, nodes };
 }
 
-/** The admin, then the apps in {@link APPS} order. */
+/** The admin, then the apps in {@link APPS} order, then the nodes. */
 export function everyIdentity(identities: Identities): Identity[] {
-  return [identities.admin, ...APPS.map((name) => identities.apps[name])];
+  return [
+    identities.admin,
+    ...APPS.map((name) => identities.apps[name]),
+    ...Object.values(identities.nodes),
+  ];
 }
 
 /** The `--token-auth-file` CSV: `token,user,uid,"group1,group2"` per line. */

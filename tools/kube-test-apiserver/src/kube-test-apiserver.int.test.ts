@@ -383,6 +383,79 @@ describe('the kube-test-apiserver process', () => {
     }
   }, 120_000);
 
+  it('with --node, serves that kubelet through the Node authorizer; with --with-controller-manager, admits pods only once their ServiceAccount exists', async () => {
+    const kubeconfig = join(tmpdir(), `kube-tool-test-node-${process.pid}`);
+    const tool = await launch([
+      '--listen',
+      '127.0.0.1:0',
+      '--kubeconfig-out',
+      kubeconfig,
+      '--node',
+      'node-1.example',
+      '--with-controller-manager',
+      '--no-build',
+    ]);
+    const kubectl = (args: string[], input = '') =>
+      new Promise<{ status: number | null; out: string; err: string }>((resolve) => {
+        const k = spawn(process.env.KUBECTL || 'kubectl', [
+          '--kubeconfig',
+          kubeconfig,
+          '--cache-dir',
+          join(dir, 'kubectl-cache'),
+          ...args,
+        ]);
+        let out = '';
+        let err = '';
+        k.stdout.on('data', (c: Buffer) => (out += c.toString()));
+        k.stderr.on('data', (c: Buffer) => (err += c.toString()));
+        k.on('close', (status) => resolve({ status, out, err }));
+        k.stdin.end(input);
+      });
+    try {
+      expect(tool.url, tool.stderr()).toMatch(/^https:/);
+      const tokens = JSON.parse(await readFile(`${kubeconfig}.tokens.json`, 'utf8')) as {
+        nodes: Record<string, { username: string; groups: string[]; context: string }>;
+      };
+      expect(tokens.nodes['node-1.example']).toMatchObject({
+        username: 'system:node:node-1.example',
+        groups: ['system:nodes'],
+        context: 'system:node:node-1.example',
+      });
+      const asNode = ['--context', 'system:node:node-1.example'];
+      const whoami = await kubectl([
+        ...asNode,
+        'auth',
+        'whoami',
+        '-o',
+        'jsonpath={.status.userInfo.username}',
+      ]);
+      expect(whoami.out).toBe('system:node:node-1.example');
+      // The Node authorizer: a kubelet registers and updates its Node, and reads no Secret.
+      const canI = async (...args: string[]) =>
+        (await kubectl([...asNode, 'auth', 'can-i', ...args])).out.trim();
+      expect(await canI('create', 'nodes')).toBe('yes');
+      expect(await canI('patch', 'nodes/node-1.example', '--subresource=status')).toBe('yes');
+      expect(await canI('list', 'secrets', '-A')).toMatch(/^no\b/);
+      // ServiceAccount admission is on: no controller has made `default`, so the pod is refused.
+      const pod = await kubectl(
+        ['create', '-f', '-'],
+        JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'Pod',
+          metadata: { name: 'p', namespace: 'default' },
+          spec: { containers: [{ name: 'c', image: 'busybox' }] },
+        }),
+      );
+      expect(pod.status).not.toBe(0);
+      expect(pod.err).toContain('serviceaccount "default" not found');
+    } finally {
+      tool.child.kill('SIGTERM');
+      await tool.exited;
+      await rm(kubeconfig, { force: true });
+      await rm(`${kubeconfig}.tokens.json`, { force: true });
+    }
+  }, 120_000);
+
   it('stops when its standard input closes, as when its parent dies', async () => {
     const tool = await launch([
       '--listen',

@@ -49,6 +49,8 @@ interface TokensFile {
   readonly kubeconfig: string;
   readonly admin: Identity;
   readonly apps: Readonly<Record<AppName, Identity>>;
+  /** Per node name: its kubelet's identity (only with `--node`). */
+  readonly nodes: Readonly<Record<string, Identity>>;
   /** The kubectl built beside this kube-apiserver from the same pin, when there is one. */
   readonly kubectl?: string;
 }
@@ -65,6 +67,7 @@ export function renderTokensFile(input: {
     kubeconfig: input.kubeconfig,
     admin: input.identities.admin,
     apps: input.identities.apps,
+    nodes: input.identities.nodes,
     ...(input.kubectl !== undefined && { kubectl: input.kubectl }),
   };
   return `${JSON.stringify(file, null, 2)}\n`;

@@ -1,7 +1,7 @@
 // kube-test-apiserver: build (once) and run the real kube-apiserver with etcd for tests.
 // Prints the API server's URL on stdout when /readyz is ok; serves until SIGTERM or SIGINT.
 import { homedir } from 'node:os';
-import { resolveKubeApiserver } from './apiserver-binary.js';
+import { resolveKubeApiserver } from './kube-binaries.js';
 import { KubeTestApiserverError } from './kube-test-apiserver-error.js';
 import { parseArgs, USAGE } from './parse-args.js';
 import type { Command } from './parse-args.js';
@@ -61,6 +61,8 @@ async function serve(command: Extract<Command, { kind: 'serve' }>): Promise<numb
         env: process.env,
         log,
         signal: abort.signal,
+        nodes: command.node === undefined ? [] : [command.node],
+        withControllerManager: command.withControllerManager,
       });
     } catch (e) {
       if (!abort.signal.aborted) throw e;

@@ -48,6 +48,8 @@ describe('parseArgs', () => {
       noBuild: false,
       exitOnStdinClose: false,
       startTimeoutMs: 60_000,
+      node: undefined,
+      withControllerManager: false,
     });
   });
 
@@ -60,6 +62,8 @@ describe('parseArgs', () => {
         '--no-build',
         '--exit-on-stdin-close',
         '--start-timeout=2.5',
+        '--node=kube-test-node',
+        '--with-controller-manager',
       ]),
     ).toMatchObject({
       listen: { host: '::1', port: 0 },
@@ -67,6 +71,8 @@ describe('parseArgs', () => {
       noBuild: true,
       exitOnStdinClose: true,
       startTimeoutMs: 2500,
+      node: 'kube-test-node',
+      withControllerManager: true,
     });
   });
 
@@ -85,6 +91,8 @@ describe('parseArgs', () => {
     [['--listen', '127.0.0.1:1', '--kubeconfig-out', 'k', '--verbose'], /unknown argument/],
     [['--build', '--no-build'], /--build takes no other option/],
     [['--listen', '127.0.0.1:1', '--kubeconfig-out', 'k', '--start-timeout', '0'], /positive/],
+    [['--listen', '127.0.0.1:1', '--kubeconfig-out', 'k', '--node', 'Node_1'], /not a node name/],
+    [['--listen', '127.0.0.1:1', '--kubeconfig-out', 'k', '--node', 'a..b'], /not a node name/],
   ])('refuses %j', (argv, message) => {
     expect(() => parseArgs(argv)).toThrow(
       expect.objectContaining({ code: 'USAGE', message: expect.stringMatching(message) }),

@@ -19,6 +19,10 @@ export type Command =
       /** Stop as if sent SIGTERM when standard input reaches its end (the parent died). */
       readonly exitOnStdinClose: boolean;
       readonly startTimeoutMs: number;
+      /** A node whose kubelet gets an identity (`system:node:<name>`), if any. */
+      readonly node: string | undefined;
+      /** A kube-controller-manager will run beside it: ServiceAccount admission stays on. */
+      readonly withControllerManager: boolean;
     }
   | { readonly kind: 'build' }
   | { readonly kind: 'help' };
@@ -37,6 +41,10 @@ context per app) and the tokens to FILE.tokens.json, prints the API server's URL
   --no-build               fail at once when kube-apiserver is not built yet, instead of building it
   --exit-on-stdin-close    stop when standard input closes (a parent that dies takes it down)
   --start-timeout SECONDS  how long to wait for etcd and /readyz (default 60)
+  --node NAME              add a kubelet identity for node NAME: user system:node:NAME in group
+                           system:nodes (the Node authorizer), context system:node:NAME
+  --with-controller-manager  a kube-controller-manager will run beside it: keep the ServiceAccount
+                           admission plugin on (it waits for the controllers' default ServiceAccount)
   --build                  build kube-apiserver if it is not cached, print its path, and exit
   --help                   this text
 
@@ -67,13 +75,28 @@ export function parseListen(text: string): ListenAddress {
   return { host, port };
 }
 
-const VALUE_FLAGS = ['--listen', '--kubeconfig-out', '--tokens-out', '--start-timeout'] as const;
-const SWITCHES = ['--no-build', '--exit-on-stdin-close', '--build', '--help'] as const;
+const VALUE_FLAGS = [
+  '--listen',
+  '--kubeconfig-out',
+  '--tokens-out',
+  '--start-timeout',
+  '--node',
+] as const;
+const SWITCHES = [
+  '--no-build',
+  '--exit-on-stdin-close',
+  '--build',
+  '--help',
+  '--with-controller-manager',
+] as const;
 type ValueFlag = (typeof VALUE_FLAGS)[number];
 type Switch = (typeof SWITCHES)[number];
 
 const isValueFlag = (s: string): s is ValueFlag => (VALUE_FLAGS as readonly string[]).includes(s);
 const isSwitch = (s: string): s is Switch => (SWITCHES as readonly string[]).includes(s);
+
+/** A Kubernetes node name: a DNS-1123 subdomain (lower-case labels joined by dots). */
+const NODE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 /** Parses the command line (without node and the script); throws a USAGE error on bad input. */
 export function parseArgs(argv: readonly string[]): Command {
@@ -107,6 +130,10 @@ export function parseArgs(argv: readonly string[]): Command {
   if (!/^\d+(\.\d+)?$/.test(timeout) || seconds <= 0) {
     throw usage(`--start-timeout ${timeout}: expected a positive number of seconds`);
   }
+  const node = values.get('--node');
+  if (node !== undefined && (node.length > 253 || !NODE_NAME.test(node))) {
+    throw usage(`--node ${node}: not a node name (lower-case letters, digits, '-' and '.')`);
+  }
   return {
     kind: 'serve',
     listen: parseListen(listen),
@@ -115,5 +142,7 @@ export function parseArgs(argv: readonly string[]): Command {
     noBuild: switches.has('--no-build'),
     exitOnStdinClose: switches.has('--exit-on-stdin-close'),
     startTimeoutMs: seconds * 1000,
+    node,
+    withControllerManager: switches.has('--with-controller-manager'),
   };
 }

@@ -31,6 +31,10 @@ export interface TestApiserverOptions {
   readonly log: (line: string) => void;
   /** Aborting stops a start in progress: what it started is stopped, and it throws the reason. */
   readonly signal?: AbortSignal;
+  /** Nodes whose kubelets get an identity (`system:node:<name>`). */
+  readonly nodes?: readonly string[];
+  /** A kube-controller-manager will run beside it (see {@link apiserverArgs}). */
+  readonly withControllerManager?: boolean;
 }
 
 /** A running etcd + kube-apiserver. */
@@ -135,7 +139,9 @@ async function startOnce(o: TestApiserverOptions): Promise<RunningTestApiserver>
     const port = o.listen.port || (await findFreePort(o.listen.host));
     const url = serverUrl(o.listen.host, port);
     const certificates = await createApiserverCertificates({ dir, host: o.listen.host });
-    const identities = createIdentities(() => randomBytes(24).toString('hex'));
+    const identities = createIdentities(() => randomBytes(24).toString('hex'), {
+      nodes: o.nodes ?? [],
+    });
     const tokenAuthFile = join(dir, 'tokens.csv');
     await writeFile(tokenAuthFile, renderTokenAuthFile(identities), { mode: 0o600 });
     etcd = await startEtcdProcess({
@@ -155,6 +161,7 @@ async function startOnce(o: TestApiserverOptions): Promise<RunningTestApiserver>
         etcdUrl: etcd.clientUrl,
         certificates,
         tokenAuthFile,
+        withControllerManager: o.withControllerManager ?? false,
       }),
       logFile: join(dir, 'kube-apiserver.log'),
       env: o.env,

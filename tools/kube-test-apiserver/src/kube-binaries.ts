@@ -9,10 +9,28 @@ import { findGo } from './go-toolchain.js';
 import type { GoToolchain } from './go-toolchain.js';
 import { KubeTestApiserverError } from './kube-test-apiserver-error.js';
 
-/** The Go package built from the pinned module. */
-const APISERVER_PACKAGE = 'k8s.io/kubernetes/cmd/kube-apiserver';
-/** Built beside it from the same pin: the kubectl tests use where the machine has none. */
-const KUBECTL_PACKAGE = 'k8s.io/kubernetes/cmd/kubectl';
+/**
+ * The binaries of one cache entry, each a file of that name in the entry's directory. From the
+ * pinned k8s.io/kubernetes: kube-apiserver; kubectl (the one tests use where the machine has
+ * none); kubelet, kube-controller-manager and kube-scheduler (tools/kube-test-cluster). From the
+ * nested module `go/crictl`: crictl, the CRI client that kube-test-cluster tears pods down with.
+ */
+export const KUBE_BINARIES = [
+  'kube-apiserver',
+  'kubectl',
+  'kubelet',
+  'kube-controller-manager',
+  'kube-scheduler',
+  'crictl',
+] as const;
+
+/** One of {@link KUBE_BINARIES}. */
+type KubeBinaryName = (typeof KUBE_BINARIES)[number];
+
+/** crictl's Go package, built from its own module (`go/crictl`) so it moves no Kubernetes pin. */
+const CRICTL_PACKAGE = 'sigs.k8s.io/cri-tools/cmd/crictl';
+/** The directory of crictl's module, inside the Kubernetes one. */
+const CRICTL_MODULE = 'crictl';
 
 /**
  * The Go module that pins kube-apiserver: `go/` in this package, found by walking up from this
@@ -28,8 +46,8 @@ export function findGoModuleDir(from: string = fileURLToPath(import.meta.url)): 
   }
 }
 
-// Bumped when the way the binary is built changes, so old cache entries are not reused.
-const RECIPE = 'go build -trimpath -ldflags=-s -w +version stamp; kube-apiserver and kubectl; 2';
+// Bumped when the way the binaries are built changes, so old cache entries are not reused.
+const RECIPE = `go build -trimpath -ldflags=-s -w +version stamp; ${KUBE_BINARIES.join(' ')}; 3`;
 
 /** The `k8s.io/kubernetes` version that `go.mod` requires, e.g. `v1.32.13`. */
 export function pinnedKubernetesVersion(goMod: string): string {
@@ -40,16 +58,14 @@ export function pinnedKubernetesVersion(goMod: string): string {
   return match[1]!;
 }
 
-/** The cache entry for a pin: a hash of go.mod, go.sum and how the binary is built. */
-export function cacheKey(goMod: string, goSum: string): string {
-  return createHash('sha256')
-    .update(goMod)
-    .update('\0')
-    .update(goSum)
-    .update('\0')
-    .update(RECIPE)
-    .digest('hex')
-    .slice(0, 16);
+/**
+ * The cache entry for a pin: a hash of the pinning files' texts (go.mod and go.sum of both
+ * modules) and of how the binaries are built.
+ */
+export function cacheKey(pins: readonly string[]): string {
+  const hash = createHash('sha256');
+  for (const text of pins) hash.update(text).update('\0');
+  return hash.update(RECIPE).digest('hex').slice(0, 16);
 }
 
 /** `${XDG_CACHE_HOME:-$HOME/.cache}/netledger/kube-apiserver`: outside the checkout. */
@@ -80,11 +96,11 @@ export function buildLdflags(version: string): string {
 /** Where a kube-apiserver binary came from. */
 type BinarySource = 'KUBE_APISERVER' | 'cache' | 'built';
 
-/** Options for {@link resolveKubeApiserver}. */
+/** Options for {@link resolveKubeApiserver} and {@link resolveKubeBinaries}. */
 export interface ResolveOptions {
   readonly env: NodeJS.ProcessEnv;
   readonly home: string;
-  /** Build it when it is not cached (default true); false fails with NOT_BUILT instead. */
+  /** Build them when they are not cached (default true); false fails with NOT_BUILT instead. */
   readonly build?: boolean;
   /** Progress lines (the build takes minutes). */
   readonly log: (line: string) => void;
@@ -102,6 +118,16 @@ export interface ResolvedBinary {
   readonly version?: string;
 }
 
+/** Every binary of the pin, in one cache entry. */
+export interface ResolvedKubeBinaries {
+  /** The cache entry's directory; each binary is the file of its name in it. */
+  readonly dir: string;
+  readonly paths: Readonly<Record<KubeBinaryName, string>>;
+  readonly source: Exclude<BinarySource, 'KUBE_APISERVER'>;
+  /** The pinned k8s.io/kubernetes version, e.g. `v1.32.13`. */
+  readonly version: string;
+}
+
 function isExecutable(path: string): boolean {
   try {
     accessSync(path, constants.X_OK);
@@ -112,10 +138,9 @@ function isExecutable(path: string): boolean {
 }
 
 /**
- * The kube-apiserver to run: `$KUBE_APISERVER` when set (it must be executable), else the
- * binary cached for the pinned go.mod/go.sum, built with the machine's Go when missing. Throws
- * BAD_BINARY, NOT_BUILT (with `build: false`), NO_GO_TOOLCHAIN or BUILD_FAILED, each with a
- * message saying what to do. A failed build leaves no binary in the cache.
+ * The kube-apiserver to run: `$KUBE_APISERVER` when set (it must be executable), else the one
+ * of {@link resolveKubeBinaries}. Throws BAD_BINARY, NOT_BUILT (with `build: false`),
+ * NO_GO_TOOLCHAIN or BUILD_FAILED, each with a message saying what to do.
  */
 export async function resolveKubeApiserver(options: ResolveOptions): Promise<ResolvedBinary> {
   const override = options.env.KUBE_APISERVER;
@@ -128,30 +153,54 @@ export async function resolveKubeApiserver(options: ResolveOptions): Promise<Res
     }
     return { path: override, source: 'KUBE_APISERVER' };
   }
+  const binaries = await resolveKubeBinaries(options);
+  return {
+    path: binaries.paths['kube-apiserver'],
+    source: binaries.source,
+    version: binaries.version,
+  };
+}
+
+/**
+ * Every binary of {@link KUBE_BINARIES}, from the cache entry of the pinned go.mod/go.sum files,
+ * built with the machine's Go when the entry is incomplete (one build makes them all). Throws
+ * NOT_BUILT (with `build: false`), NO_GO_TOOLCHAIN or BUILD_FAILED, each with a message saying
+ * what to do. A failed build leaves no binary in the cache.
+ */
+export async function resolveKubeBinaries(options: ResolveOptions): Promise<ResolvedKubeBinaries> {
   const moduleDir = options.goModuleDir ?? findGoModuleDir();
-  const goMod = readFileSync(join(moduleDir, 'go.mod'), 'utf8');
-  const goSum = readFileSync(join(moduleDir, 'go.sum'), 'utf8');
-  const version = pinnedKubernetesVersion(goMod);
-  const dir = join(cacheRoot(options.env, options.home), cacheKey(goMod, goSum));
-  const path = join(dir, 'kube-apiserver');
-  if (isExecutable(path)) return { path, source: 'cache', version };
+  const pinFiles = [
+    join(moduleDir, 'go.mod'),
+    join(moduleDir, 'go.sum'),
+    join(moduleDir, CRICTL_MODULE, 'go.mod'),
+    join(moduleDir, CRICTL_MODULE, 'go.sum'),
+  ];
+  const pins = pinFiles.map((file) => readFileSync(file, 'utf8'));
+  const version = pinnedKubernetesVersion(pins[0]!);
+  const dir = join(cacheRoot(options.env, options.home), cacheKey(pins));
+  const paths = Object.fromEntries(KUBE_BINARIES.map((name) => [name, join(dir, name)])) as Record<
+    KubeBinaryName,
+    string
+  >;
+  const complete = (): boolean => KUBE_BINARIES.every((name) => isExecutable(paths[name]));
+  if (complete()) return { dir, paths, source: 'cache', version };
   if (options.build === false) {
     // Say at once whether a build could work, rather than only that it was not done.
     findGo(options.env);
     throw new KubeTestApiserverError(
       'NOT_BUILT',
-      `kube-apiserver ${version} is not built yet (expected at ${path}). Build it once with ` +
-        '`bin/kube-test-apiserver --build` (several minutes; `npm test` does it before the ' +
-        'tests), or set KUBE_APISERVER=/path/to/kube-apiserver.',
+      `kube-apiserver ${version} is not built yet (expected at ${paths['kube-apiserver']}). ` +
+        'Build it once with `bin/kube-test-apiserver --build` (several minutes; `npm test` does ' +
+        'it before the tests), or set KUBE_APISERVER=/path/to/kube-apiserver.',
     );
   }
   const go = findGo(options.env);
   await mkdir(dir, { recursive: true });
   await withBuildLock(dir, options, async () => {
-    if (isExecutable(path)) return; // another process built it while we waited
-    await buildBinary({ go, moduleDir, version, dir, path, ...options });
+    if (complete()) return; // another process built them while we waited
+    await buildBinaries({ go, moduleDir, version, dir, ...options });
   });
-  return { path, source: 'built', version };
+  return { dir, paths, source: 'built', version };
 }
 
 interface BuildArgs {
@@ -160,34 +209,50 @@ interface BuildArgs {
   readonly moduleDir: string;
   readonly version: string;
   readonly dir: string;
-  readonly path: string;
   readonly env: NodeJS.ProcessEnv;
   readonly log: (line: string) => void;
 }
 
-async function buildBinary(a: BuildArgs): Promise<void> {
-  const out = `${a.path}.${process.pid}.tmp`;
-  const tmp = join(out, 'kube-apiserver');
-  await mkdir(out, { recursive: true });
+/** One `go build` of some main packages of one module into `out`. */
+interface GoBuild {
+  readonly moduleDir: string;
+  readonly packages: readonly string[];
+  readonly ldflags: string;
+}
+
+/** The go builds that make {@link KUBE_BINARIES}: the Kubernetes commands, then crictl. */
+function goBuilds(moduleDir: string, version: string): GoBuild[] {
+  const kubernetes = KUBE_BINARIES.filter((name) => name !== 'crictl');
+  return [
+    {
+      moduleDir,
+      packages: kubernetes.map((name) => `k8s.io/kubernetes/cmd/${name}`),
+      ldflags: buildLdflags(version),
+    },
+    { moduleDir: join(moduleDir, CRICTL_MODULE), packages: [CRICTL_PACKAGE], ldflags: '-s -w' },
+  ];
+}
+
+/** Runs one go build; resolves with its exit status and its output's lines. */
+async function runGoBuild(
+  a: BuildArgs,
+  build: GoBuild,
+  out: string,
+): Promise<{ status: number; output: string[] }> {
   const args = [
     'build',
     '-trimpath',
     '-buildvcs=false',
-    `-ldflags=${buildLdflags(a.version)}`,
+    `-ldflags=${build.ldflags}`,
     '-o',
     `${out}/`,
-    APISERVER_PACKAGE,
-    KUBECTL_PACKAGE,
+    ...build.packages,
   ];
-  a.log(
-    `building kube-apiserver and kubectl ${a.version} with ${a.go.version} (several minutes, once)`,
-  );
-  a.log(`$ (cd ${a.moduleDir} && ${a.go.path} ${args.join(' ')})`);
-  const started = Date.now();
+  a.log(`$ (cd ${build.moduleDir} && ${a.go.path} ${args.join(' ')})`);
   const output: string[] = [];
   const status = await new Promise<number>((resolve) => {
     const child = spawn(a.go.path, args, {
-      cwd: a.moduleDir,
+      cwd: build.moduleDir,
       // GOTOOLCHAIN=local: never download another toolchain; -mod=readonly: go.sum is the pin.
       env: { ...a.env, GOTOOLCHAIN: 'local', GOFLAGS: '-mod=readonly' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -208,17 +273,31 @@ async function buildBinary(a: BuildArgs): Promise<void> {
     });
     child.on('close', (code) => resolve(code ?? 1));
   });
-  const seconds = Math.round((Date.now() - started) / 1000);
-  if (status !== 0) {
-    await rm(out, { recursive: true, force: true });
-    a.signal?.throwIfAborted();
-    throw new KubeTestApiserverError(
-      'BUILD_FAILED',
-      `go build ${APISERVER_PACKAGE} failed (exit ${status}) after ${seconds} s:\n` +
-        output.slice(-30).join('\n'),
-    );
+  return { status, output };
+}
+
+async function buildBinaries(a: BuildArgs): Promise<void> {
+  const out = join(a.dir, `build.${process.pid}.tmp`);
+  await mkdir(out, { recursive: true });
+  a.log(
+    `building ${KUBE_BINARIES.join(', ')} (Kubernetes ${a.version}) with ${a.go.version} ` +
+      '(several minutes, once)',
+  );
+  const started = Date.now();
+  const seconds = (): number => Math.round((Date.now() - started) / 1000);
+  for (const build of goBuilds(a.moduleDir, a.version)) {
+    const { status, output } = await runGoBuild(a, build, out);
+    if (status !== 0) {
+      await rm(out, { recursive: true, force: true });
+      a.signal?.throwIfAborted();
+      throw new KubeTestApiserverError(
+        'BUILD_FAILED',
+        `go build ${build.packages.join(' ')} failed (exit ${status}) after ${seconds()} s:\n` +
+          output.slice(-30).join('\n'),
+      );
+    }
   }
-  const probe = spawnSync(tmp, ['--version'], { encoding: 'utf8' });
+  const probe = spawnSync(join(out, 'kube-apiserver'), ['--version'], { encoding: 'utf8' });
   if (!probe.stdout?.includes(a.version)) {
     await rm(out, { recursive: true, force: true });
     throw new KubeTestApiserverError(
@@ -226,18 +305,20 @@ async function buildBinary(a: BuildArgs): Promise<void> {
       `the built kube-apiserver reports "${probe.stdout?.trim()}", not ${a.version}`,
     );
   }
-  // kubectl first: a cache entry is complete once kube-apiserver is in it.
-  await rename(join(out, 'kubectl'), join(a.dir, 'kubectl'));
-  await rename(tmp, a.path);
+  // kube-apiserver last: a cache entry is complete once every binary is in it.
+  for (const name of [...KUBE_BINARIES.filter((n) => n !== 'kube-apiserver'), 'kube-apiserver']) {
+    await rename(join(out, name), join(a.dir, name));
+  }
   await rm(out, { recursive: true, force: true });
   const info = {
     kubernetes: a.version,
     go: a.go.version,
-    buildSeconds: seconds,
+    binaries: KUBE_BINARIES,
+    buildSeconds: seconds(),
     builtAt: new Date().toISOString(),
   };
   await writeFile(join(a.dir, 'build.json'), `${JSON.stringify(info, null, 2)}\n`);
-  a.log(`built ${a.path} in ${seconds} s`);
+  a.log(`built ${KUBE_BINARIES.join(', ')} into ${a.dir} in ${seconds()} s`);
 }
 
 function isAlive(pid: number): boolean {
