@@ -13,6 +13,7 @@ import type { BenchResult } from '@netledger/bench';
 import { createDeviceClient } from '@netledger/device-daemon/client';
 import { buildApp } from '../test/build-app.js';
 import { linkLauncher } from '../test/link-launcher.js';
+import { startUnsharedDaemon } from './start-unshared-daemon.js';
 
 const ROUNDS = 60;
 const WARM_UP = 3;
@@ -31,20 +32,6 @@ function exec(file: string, args: readonly string[]): Promise<number> {
       if (code === 0) resolve(ms);
       else reject(new Error(`${file} ${args.join(' ')}: exit ${code}: ${stderr}`));
     });
-  });
-}
-
-function startDaemon(args: readonly string[]): Promise<ChildProcess> {
-  const child = spawn('unshare', ['--net', '--map-root-user', process.execPath, ...args], {
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let log = '';
-  return new Promise((resolve, reject) => {
-    child.stderr.setEncoding('utf8').on('data', (d: string) => {
-      log += d;
-      if (log.includes('"msg":"listening"')) resolve(child);
-    });
-    child.once('exit', (code) => reject(new Error(`daemon exited ${code}: ${log}`)));
   });
 }
 
@@ -75,7 +62,8 @@ try {
     writeFileSync(join(state, name, 'lxc.container.conf'), 'lxc.namespace.keep = user net ipc\n');
   }
   const socket = join(tmp, 'api.sock');
-  daemon = await startDaemon([
+  daemon = await startUnsharedDaemon([
+    process.execPath,
     build.bundle,
     'serve',
     '--state',
