@@ -107,6 +107,7 @@ beforeAll(async () => {
     ['team-b', '10.74.0.0/24', { namespaceSelector: 'team == "b"' }],
     ['static', '10.75.0.0/24', { assignmentMode: 'Manual' }],
     ['vms', '10.76.0.0/24', { namespaceSelector: 'kubevirt == "yes"' }],
+    ['gateway-pool', '10.77.0.0/24', { assignmentMode: 'Manual' }],
   ];
   for (const [name, cidr, spec] of pools) {
     await ipam.pools.create({
@@ -178,6 +179,26 @@ describe('netledger-ipam on the kubernetes datastore, as the cni-plugin ServiceA
     await expect(ipam.ipsByHandle(`${NETWORK}.c-n`)).rejects.toMatchObject({
       code: 'DoesNotExist',
     });
+  });
+
+  it("gateway mode (install-cni's conflist) reserves the segment's gateway addresses, as its RBAC allows", async () => {
+    await apply(namespace('gateway'), pod('gateway', 'gw-0'));
+    const conf = netconf({ mode: 'gateway', ipv4_pools: ['gateway-pool'] });
+    const r = cni('ADD', 'gateway', 'gw-0', 'c-gw-0', conf);
+    expect(r.status, r.stdout).toBe(0);
+    expect(r.json).toMatchObject({
+      ips: [{ address: expect.stringMatching(/^10\.77\.0\.\d+\/24$/), gateway: '10.77.0.1' }],
+    });
+    const reservations = JSON.parse(await kubectlOk(['get', 'ipreservations', '-o', 'json'])) as {
+      items: { metadata: { name: string }; spec: { reservedCIDRs: string[] } }[];
+    };
+    const reservation = reservations.items.find((i) =>
+      i.metadata.name.startsWith('netledger-gw-k8s-pod-network-'),
+    );
+    expect(reservation?.spec.reservedCIDRs.sort()).toEqual(
+      ['10.77.0.0/32', '10.77.0.1/32', '10.77.0.255/32'].sort(),
+    );
+    expect(cni('DEL', 'gateway', 'gw-0', 'c-gw-0', conf).status).toBe(0);
   });
 
   it('assigns the specific addresses of ipAddrs through IPAM, and refuses a taken one', async () => {

@@ -7,8 +7,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { percentile, writeBenchResults } from '@netledger/bench';
+import { writeBenchResults } from '@netledger/bench';
 import { resolveKubeBinaries } from '@netledger/kube-test-apiserver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterLayout, POD_CIDR } from './cluster-layout.js';
@@ -20,72 +19,20 @@ import { CLUSTER_SYSCTLS, readSysctls } from './host-sysctls.js';
 import { createKubectl } from './kubectl.js';
 import type { Kubectl } from './kubectl.js';
 import { mountsUnder, parseMountinfo } from './mount-table.js';
-import { BUSYBOX_IMAGE } from './node-images.js';
 import { isSameLiveProcess, processesMentioning } from './proc-table.js';
 import { runCommand } from './run-command.js';
 import { shimSocketPath } from './shim-sockets.js';
 import { clusterCli, root, watchPodTimes } from './test-cluster-cli.js';
+import { busyboxDeployment, eachLimited, eventually, startupLatency } from './test-workloads.js';
+import type { PodView } from './test-workloads.js';
 
 const REPLICAS = 30;
-
-/** Polls `check` until it is true; for state the cluster reaches asynchronously. */
-async function eventually(check: () => Promise<boolean>, what: string, ms = 180_000) {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`not true within ${ms / 1000} s: ${what}`);
-    await sleep(250);
-  }
-}
-
-/** Runs `work` on every item, at most `limit` at a time. */
-async function eachLimited<T>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<void>,
-) {
-  const queue = [...items];
-  await Promise.all(
-    Array.from({ length: limit }, async () => {
-      for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
-    }),
-  );
-}
 
 /** The addresses host-local holds: one file per reserved IP in its data dir. */
 async function hostLocalReservations(layout: ClusterLayout): Promise<string[]> {
   const network = join(layout.cni.hostLocalDataDir, 'kube-test-host-local');
   const files = await readdir(network).catch(() => []);
   return files.filter((f) => /^\d+\.\d+\.\d+\.\d+$/.test(f)).sort();
-}
-
-const deployment = (namespace: string, replicas: number) => ({
-  apiVersion: 'apps/v1',
-  kind: 'Deployment',
-  metadata: { name: 'busybox', namespace },
-  spec: {
-    replicas,
-    selector: { matchLabels: { app: 'busybox' } },
-    template: {
-      metadata: { labels: { app: 'busybox' } },
-      spec: {
-        terminationGracePeriodSeconds: 5,
-        containers: [
-          {
-            name: 'busybox',
-            image: BUSYBOX_IMAGE,
-            imagePullPolicy: 'Never',
-            // As PID 1, sh ignores SIGTERM unless trapped: stop at once when asked.
-            command: ['/bin/sh', '-c', "trap 'exit 0' TERM; sleep 2147483647 & wait"],
-          },
-        ],
-      },
-    },
-  },
-});
-
-interface PodView {
-  metadata: { name: string };
-  status: { podIP?: string; conditions?: { type: string; status: string }[] };
 }
 
 describe('kube-test-cluster up --cni host-local', () => {
@@ -170,7 +117,7 @@ describe('kube-test-cluster up --cni host-local', () => {
     try {
       const applied = await kubectl(
         ['apply', '-f', '-'],
-        JSON.stringify(deployment(namespace, REPLICAS)),
+        JSON.stringify(busyboxDeployment(namespace, REPLICAS)),
       );
       expect(applied.status, applied.stderr).toBe(0);
       await eventually(async () => {
@@ -193,11 +140,8 @@ describe('kube-test-cluster up --cni host-local', () => {
       watch.stop();
     }
 
-    const latencies = [...watch.times.values()]
-      .map((t) => t.ready! - t.added)
-      .sort((a, b) => a - b);
-    const p50 = percentile(latencies, 50);
-    const p99 = percentile(latencies, 99);
+    const { p50, p99 } = startupLatency(watch.times.values());
+    console.log(`host-local: ${REPLICAS} pods, creation to Ready p50 ${p50} ms, p99 ${p99} ms`);
     writeBenchResults('kube-test-cluster-pod-startup', {
       title: `Pod start-up, creation to Ready, ${REPLICAS} pods of one Deployment (host-local IPAM)`,
       command:

@@ -12,6 +12,8 @@ import { restoreSysctls } from './host-sysctls.js';
 import { mountsUnder, parseMountinfo } from './mount-table.js';
 import { isSameLiveProcess, processesMentioning } from './proc-table.js';
 import { runCommand } from './run-command.js';
+import { sandboxRemovalOrder } from './sandbox-removal-order.js';
+import type { SandboxInspection } from './sandbox-removal-order.js';
 import { shimSocketPath } from './shim-sockets.js';
 
 /** Options for {@link tearDown}. */
@@ -31,17 +33,31 @@ const byName = (state: ClusterState, name: string): ProcessRecord | undefined =>
 /**
  * Removes every pod sandbox through containerd's CRI, as kubelet would: each stopped (its
  * containers killed, the CNI DEL run, so host-local or netledger releases its address) and
- * removed (its network namespace and mounts with it).
+ * removed (its network namespace and mounts with it); those with a pod network first, those on
+ * the host's network (netledger's agent, which serves the DEL) last ({@link sandboxRemovalOrder}).
  */
 async function removePods(o: TearDownOptions): Promise<void> {
   const containerd = byName(o.state, 'containerd');
   if (!o.crictl || !containerd || !isSameLiveProcess(containerd.pid, containerd.startTime)) return;
-  const r = await runCommand(
-    o.crictl,
-    ['--config', o.layout.containerd.crictlConfig, 'rmp', '--all', '--force'],
-    { timeoutMs: 120_000 },
-  );
-  if (r.status !== 0) o.log(`crictl rmp --all --force (exit ${r.status}): ${r.stderr.trim()}`);
+  const crictl = (args: readonly string[]) =>
+    runCommand(o.crictl!, ['--config', o.layout.containerd.crictlConfig, ...args], {
+      timeoutMs: 120_000,
+    });
+  const listed = await crictl(['pods', '-q']);
+  const ids = listed.stdout.split('\n').filter((id) => id !== '');
+  const inspected = ids.length > 0 ? await crictl(['inspectp', '-o', 'json', ...ids]) : undefined;
+  let groups: string[][];
+  try {
+    if (listed.status !== 0) throw new Error(listed.stderr);
+    const order = sandboxRemovalOrder(JSON.parse(inspected?.stdout ?? '[]') as SandboxInspection);
+    groups = [order.podNetwork, order.hostNetwork];
+  } catch {
+    groups = [['--all']]; // not listed or not inspectable: all at once, in crictl's order
+  }
+  for (const group of groups.filter((g) => g.length > 0)) {
+    const r = await crictl(['rmp', '--force', ...group]);
+    if (r.status !== 0) o.log(`crictl rmp --force (exit ${r.status}): ${r.stderr.trim()}`);
+  }
 }
 
 /** SIGKILLs what is left that names DIR (a shim, etcd), and waits for it to go. */

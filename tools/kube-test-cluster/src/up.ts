@@ -34,9 +34,10 @@ import { kubeletArgs, renderKubeletConfig } from './kubelet-config.js';
 import { KubeTestClusterError } from './kube-test-cluster-error.js';
 import { parseMountinfo } from './mount-table.js';
 import { installNetledger } from './netledger-install.js';
+import type { NetledgerWorkload } from './netledger-install.js';
 import {
   missingNetledgerInputs,
-  NETLEDGER_INPUTS,
+  netledgerInputs,
   netledgerInputsMessage,
 } from './netledger-manifests.js';
 import { nodeReadiness } from './node-condition.js';
@@ -45,6 +46,8 @@ import { buildNodeImages, PAUSE_IMAGE } from './node-images.js';
 import type { CniChoice } from './parse-args.js';
 import { tearDown } from './tear-down.js';
 import { waitUntil } from './wait-until.js';
+import { workloadsReady } from './workload-readiness.js';
+import type { WorkloadView } from './workload-readiness.js';
 import { kubeTestApiserverDir } from './workspace-root.js';
 
 /** Options for {@link up}. */
@@ -58,14 +61,6 @@ export interface UpOptions {
   readonly log: (line: string) => void;
   /** Aborting stops a start in progress: what was started is torn down, and it throws. */
   readonly signal?: AbortSignal;
-}
-
-/**
- * Where `--cni netledger` takes its images and manifests from: `$KUBE_TEST_CLUSTER_NETLEDGER_FROM`
- * (a directory laid out like the workspace: dist/images/, deploy/), else the workspace root.
- */
-function netledgerFrom(o: UpOptions): string {
-  return o.env.KUBE_TEST_CLUSTER_NETLEDGER_FROM || o.root;
 }
 
 /** Directories outside DIR that kubelet or containerd make when missing (see ClusterState). */
@@ -104,7 +99,7 @@ async function checkPreconditions(o: UpOptions): Promise<void> {
     throw new KubeTestClusterError('MISSING_PREREQUISITE', `missing: ${missing.join(', ')}`);
   }
   if (o.cni === 'netledger') {
-    const inputs = missingNetledgerInputs(netledgerFrom(o), existsSync);
+    const inputs = missingNetledgerInputs(netledgerInputs(o.env, o.root), existsSync);
     if (inputs.length > 0) {
       throw new KubeTestClusterError('NETLEDGER_INPUTS_MISSING', netledgerInputsMessage(inputs));
     }
@@ -271,9 +266,36 @@ async function waitForNode(c: Cluster, kubectl: Kubectl): Promise<void> {
   );
 }
 
+/** Waits until every pod of netledger's DaemonSets and Deployments is Ready (the agent synced). */
+async function waitForNetledger(
+  c: Cluster,
+  kubectl: Kubectl,
+  workloads: readonly NetledgerWorkload[],
+): Promise<void> {
+  await waitUntil(
+    async () => {
+      const views: WorkloadView[] = [];
+      for (const w of workloads) {
+        const r = await kubectl(['get', w.kind, w.name, '-n', w.namespace, '-o', 'json']);
+        if (r.status !== 0) return { done: false, why: r.stderr.trim() };
+        views.push(JSON.parse(r.stdout) as WorkloadView);
+      }
+      const { ready, why } = workloadsReady(views);
+      return { done: ready, why };
+    },
+    {
+      what: 'netledger to be ready (its agent and kube-controllers)',
+      daemons: c.daemons,
+      signal: c.o.signal,
+      timeoutMs: 180_000,
+      intervalMs: 500,
+    },
+  );
+}
+
 /**
- * Brings a cluster up in `layout.dir` and resolves once its node is Ready with the chosen IPAM,
- * having written DIR/kubeconfig last. Refuses (USAGE, MISSING_PREREQUISITE,
+ * Brings a cluster up in `layout.dir` and resolves once its node is Ready with the chosen IPAM
+ * (for netledger: its agent and kube-controllers Ready too), having written DIR/kubeconfig last. Refuses (USAGE, MISSING_PREREQUISITE,
  * NETLEDGER_INPUTS_MISSING) before making anything; builds the Kubernetes binaries if they are
  * not cached. On any later failure, or an abort, it tears down what it started and removes DIR,
  * then throws START_FAILED with the failing component's log tail.
@@ -314,11 +336,8 @@ export async function up(o: UpOptions): Promise<{ kubeconfig: string; seconds: n
     });
     await prepareCni(c);
     await prepareHost(c);
-    const netledgerImages = o.cni === 'netledger' ? NETLEDGER_INPUTS.images : [];
-    await startContainerd(c, [
-      nodeImages,
-      ...netledgerImages.map((i) => join(netledgerFrom(o), i)),
-    ]);
+    const inputs = netledgerInputs(o.env, o.root);
+    await startContainerd(c, [nodeImages, ...(o.cni === 'netledger' ? inputs.images : [])]);
     o.log(`containerd ready, images imported at ${elapsed()}`);
     await daemon(c, {
       name: 'kube-controller-manager',
@@ -331,11 +350,16 @@ export async function up(o: UpOptions): Promise<{ kubeconfig: string; seconds: n
       args: schedulerArgs(layout.apiserver.kubeconfig),
     });
     await startKubelet(c);
-    if (o.cni === 'netledger') {
-      await installNetledger({ layout, from: netledgerFrom(o), kubectl, apiserver, log: o.log });
-    }
+    const netledger =
+      o.cni === 'netledger'
+        ? await installNetledger({ layout, inputs, kubectl, apiserver, log: o.log })
+        : [];
     await waitForNode(c, kubectl);
     o.log(`node ${layout.nodeName} Ready (${o.cni}) at ${elapsed()}`);
+    if (netledger.length > 0) {
+      await waitForNetledger(c, kubectl, netledger);
+      o.log(`netledger ready at ${elapsed()}`);
+    }
     const tmp = `${layout.kubeconfig}.tmp`;
     await copyFile(layout.apiserver.kubeconfig, tmp);
     await rename(tmp, layout.kubeconfig);

@@ -55,6 +55,10 @@ describe('the rendered manifests on kube-apiserver', () => {
     expect(await can('node-agent', 'watch', 'blockaffinities.crd.projectcalico.org')).toBe('yes');
     expect(await can('node-agent', 'get', 'pods', '-n', 'default')).toBe('yes');
     expect(await can('node-agent', 'delete', 'pods', '-n', 'default')).toBe('no');
+    // Gateway mode (install-cni's conflist): the network's reservation of its gateway addresses.
+    expect(await can('node-agent', 'create', 'ipreservations.crd.projectcalico.org')).toBe('yes');
+    expect(await can('node-agent', 'update', 'ipreservations.crd.projectcalico.org')).toBe('yes');
+    expect(await can('node-agent', 'delete', 'ipreservations.crd.projectcalico.org')).toBe('no');
     expect(await can('kube-controllers', 'delete', 'ipamhandles.crd.projectcalico.org')).toBe(
       'yes',
     );

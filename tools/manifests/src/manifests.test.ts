@@ -123,7 +123,7 @@ describe.each(OVERLAYS)('the %s overlay', (overlay) => {
     expect(agent!.securityContext).toMatchObject({ runAsUser: 0, readOnlyRootFilesystem: true });
   });
 
-  it('runs kube-controllers as nonroot with health probes on 9094, under a PodDisruptionBudget', () => {
+  it('runs kube-controllers as nonroot with health probes on 9094, under a PodDisruptionBudget, its leak grace period left to the KubeControllersConfiguration', () => {
     const list = objects(overlay);
     const deployment = find(list, 'Deployment', 'netledger-kube-controllers');
     const spec = podSpec(deployment);
@@ -132,6 +132,14 @@ describe.each(OVERLAYS)('the %s overlay', (overlay) => {
       livenessProbe: { httpGet: { path: '/healthz', port: 9094 } },
       readinessProbe: { httpGet: { path: '/readyz', port: 9094 } },
     });
+    // Settings a KubeControllersConfiguration carries are left to it: a flag or variable would
+    // win over the resource (docs/kube-controllers.md), so the leak grace period set there,
+    // as on Calico, would be ignored.
+    const [controllers] = spec.containers;
+    expect(controllers!.args?.join(' ') ?? '').not.toMatch(/--leak-grace-period/);
+    expect(Object.keys(envFromData(list, controllers!))).not.toContain(
+      'NETLEDGER_LEAK_GRACE_PERIOD',
+    );
     expect(envFromData(list, spec.containers[0]!)['DATASTORE_TYPE']).toBe(
       overlay === 'kubernetes' ? 'kubernetes' : 'etcdv3',
     );
