@@ -22,6 +22,7 @@ export const IPAM_BASIC_COMMANDS: readonly CommandSpec[] = [
       'Show IP pool and block utilization, borrowed addresses, the configuration, or one IP.',
     usage:
       'ipam show [--ip IP | --show-blocks | --show-borrowed | --show-configuration] [-o table|json|yaml]',
+    example: 'netledgerctl ipam show --show-blocks',
     help: `  --ip IP               show who holds one address
   --show-blocks         add a row per allocation block
   --show-borrowed       list addresses used by a node other than their block's owner
@@ -56,6 +57,7 @@ Precedence when several are given: --ip, --show-blocks, --show-borrowed, --show-
     summary: 'Change the IPAM configuration.',
     usage:
       'ipam configure [--strictaffinity true|false] [--max-blocks-per-host N] [--kubevirt-ip-persistence Enabled|Disabled] [--ip-cooldown-seconds N]',
+    example: 'netledgerctl ipam configure --strictaffinity true --max-blocks-per-host 4',
     help: `  --strictaffinity BOOL             only a block's affine host may assign from it
   --max-blocks-per-host N           cap on blocks per host (needs strict affinity)
   --kubevirt-ip-persistence VALUE   Enabled or Disabled
@@ -82,13 +84,16 @@ Precedence when several are given: --ip, --show-blocks, --show-borrowed, --show-
     summary: 'Assign addresses to a handle (for scripts).',
     usage:
       'ipam assign --node NODE [--handle H] [--ip IP | --num4 N --num6 N] [--pool P]... [--attr K=V]... [--use Workload|Tunnel|LoadBalancer] [-o table|json|yaml]',
+    example: 'netledgerctl ipam assign --node node-1 --handle lb-1 --num4 1 --use LoadBalancer',
     help: `  --node NODE      the host the addresses are for (its blocks are used or claimed)
   --handle H       the handle that will own them
   --ip IP          assign this address (otherwise auto-assign)
-  --num4, --num6   how many IPv4/IPv6 addresses to auto-assign (default: 1 IPv4)
+  --num4 N         how many IPv4 addresses to auto-assign (default: 1 IPv4, none with --num6)
+  --num6 N         how many IPv6 addresses to auto-assign
   --pool P         restrict to pools (name or CIDR), repeatable
   --attr K=V       owner attribute, repeatable (pod, namespace, node, type, ...)
-  --use USE        intended use (default Workload)`,
+  --use USE        intended use (default Workload)
+  -o, --output F   table (default: the addresses), json or yaml`,
     options: {
       node: { type: 'string' },
       handle: { type: 'string' },
@@ -132,6 +137,8 @@ Precedence when several are given: --ip, --show-blocks, --show-borrowed, --show-
     path: ['ipam', 'release-handle'],
     summary: 'Release every address of a handle (for scripts).',
     usage: 'ipam release-handle --handle H',
+    help: '  --handle H   the handle whose addresses are released',
+    example: 'netledgerctl ipam release-handle --handle lb-1',
     options: { handle: { type: 'string' } },
     store: 'read',
     async run(ctx, f) {
