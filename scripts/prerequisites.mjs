@@ -24,6 +24,9 @@ const SYSTEM_PACKAGES = [
   // one-node cluster of tools/kube-test-cluster runs its pods with containerd's CRI plugin (runc
   // and the CNI plugins above; its pause and test images are built from busybox-static).
   { pkg: 'containerd', proof: '/usr/bin/containerd' },
+  // netledgerctl's pool map (ipam show --show-blocks -o html) is rendered and its screenshot's
+  // cells counted in headless Chromium (packages/ctl/src/cli/pool-map.int.test.ts).
+  { pkg: 'chromium', proof: '/usr/bin/chromium' },
 ];
 
 /** Packages whose proof file is missing. */

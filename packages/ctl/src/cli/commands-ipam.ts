@@ -3,6 +3,8 @@ import { CtlError } from '../ctl-error.js';
 import { assignAddresses, parseKeyValues, releaseHandle } from '../commands/ipam-assign.js';
 import { configureIpam } from '../commands/ipam-configure.js';
 import { showBorrowed, showConfiguration, showIp, showUtilization } from '../commands/ipam-show.js';
+import { showPoolMap } from '../commands/pool-map.js';
+import type { OutputFormat } from '../output/render-output.js';
 import { parseOutputFormat, renderOutput } from '../output/render-output.js';
 import type { CommandSpec } from './command-spec.js';
 import { bool, list, str } from './command-spec.js';
@@ -14,6 +16,8 @@ const count = (text: string | undefined, flag: string): number | undefined => {
   return Number(text);
 };
 
+const SHOW_FORMATS: readonly OutputFormat[] = ['table', 'json', 'yaml', 'html'];
+
 /** `ipam show`, `ipam configure`, `ipam assign`, `ipam release-handle`. */
 export const IPAM_BASIC_COMMANDS: readonly CommandSpec[] = [
   {
@@ -21,13 +25,14 @@ export const IPAM_BASIC_COMMANDS: readonly CommandSpec[] = [
     summary:
       'Show IP pool and block utilization, borrowed addresses, the configuration, or one IP.',
     usage:
-      'ipam show [--ip IP | --show-blocks | --show-borrowed | --show-configuration] [-o table|json|yaml]',
-    example: 'netledgerctl ipam show --show-blocks',
+      'ipam show [--ip IP | --show-blocks | --show-borrowed | --show-configuration] [-o table|json|yaml|html]',
+    example: 'netledgerctl ipam show --show-blocks -o html > pools.html',
     help: `  --ip IP               show who holds one address
   --show-blocks         add a row per allocation block
   --show-borrowed       list addresses used by a node other than their block's owner
   --show-configuration  show the IPAM configuration
-  -o, --output FORMAT   table (default), json or yaml
+  -o, --output FORMAT   table (default), json or yaml; html with --show-blocks: one
+                        self-contained page with a map of each pool's blocks and the table
 Precedence when several are given: --ip, --show-blocks, --show-borrowed, --show-configuration.`,
     options: {
       ip: { type: 'string' },
@@ -38,10 +43,14 @@ Precedence when several are given: --ip, --show-blocks, --show-borrowed, --show-
     },
     store: 'read-only',
     async run(ctx, f) {
-      const format = parseOutputFormat(str(f, 'output'), 'table');
-      const { ipam, datastore } = await ctx.store();
+      const format = parseOutputFormat(str(f, 'output'), 'table', SHOW_FORMATS);
       const ip = str(f, 'ip');
+      if (format === 'html' && (ip !== undefined || !bool(f, 'show-blocks'))) {
+        throw new CtlError('Usage', 'output format "html" is only for ipam show --show-blocks');
+      }
+      const { ipam, datastore } = await ctx.store();
       if (ip !== undefined) return showIp(ipam, ip);
+      if (format === 'html') return showPoolMap(ipam, datastore);
       const shown = bool(f, 'show-blocks')
         ? await showUtilization(ipam, { showBlocks: true })
         : bool(f, 'show-borrowed')

@@ -148,6 +148,14 @@ describe('netledgerctl', () => {
     await expectOneLineError(['ippool', 'delete', 'nope'], /does not exist/);
     await expectOneLineError(['ippool', 'get', 'a', 'b'], /unexpected argument "b"/, 2);
     await expectOneLineError(['ipam', 'show', '-o', 'xml'], /unknown output format "xml"/, 2);
+    const htmlOnlyForBlocks = /output format "html" is only for ipam show --show-blocks/;
+    await expectOneLineError(['ipam', 'show', '-o', 'html'], htmlOnlyForBlocks, 2);
+    await expectOneLineError(
+      ['ipam', 'show', '--show-borrowed', '-o', 'html'],
+      htmlOnlyForBlocks,
+      2,
+    );
+    await expectOneLineError(['ippool', 'list', '-o', 'html'], /unknown output format "html"/, 2);
   });
 
   it('fails clearly on a missing datastore and creates nothing', async () => {
