@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createDatastoreOpener } from '@netledger/datastore-config';
 import { createTempDir } from '@netledger/testkit';
 import { CTL_VERSION } from '../version.js';
 import { memoryStore } from '../test-support/seed.js';
@@ -18,9 +19,16 @@ const commit = { io: { commit: '0123456789ab' } };
 describe('netledgerctl version', () => {
   it("prints the client's version and commit, as calicoctl, when no datastore is configured", async () => {
     const client = `Client Version:    ${CTL_VERSION}\nGit commit:        0123456789ab\n`;
-    expect(await runCli(['version'], commit)).toEqual({ code: 0, stdout: client, stderr: '' });
-    expect(await runCli(['--version'], commit)).toEqual({ code: 0, stdout: client, stderr: '' });
-    expect((await runCli(['version'])).stdout).toContain('Git commit:        unknown\n');
+    // A user whose home holds no default file store, whatever this machine's homes hold.
+    const user = () => ({ uid: 1000, home: dir.path });
+    const opener = createDatastoreOpener({ user });
+    const io = { ...commit.io, user, openDatastore: opener.open };
+    expect(await runCli(['version'], { io })).toEqual({ code: 0, stdout: client, stderr: '' });
+    expect(await runCli(['--version'], { io })).toEqual({ code: 0, stdout: client, stderr: '' });
+    const { commit: _, ...noCommit } = io;
+    expect((await runCli(['version'], { io: noCommit })).stdout).toContain(
+      'Git commit:        unknown\n',
+    );
   });
 
   it("adds the datastore's type and the ClusterInformation's version and type", async () => {
