@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createDatastoreOpener } from '@netledger/datastore-config';
+import { loadEtcdGrpc } from '@netledger/datastore-config/etcd-grpc';
 import { createTempDir } from '@netledger/testkit';
 import { CTL_VERSION } from '../version.js';
 import { memoryStore } from '../test-support/seed.js';
@@ -21,7 +22,10 @@ describe('netledgerctl version', () => {
     const client = `Client Version:    ${CTL_VERSION}\nGit commit:        0123456789ab\n`;
     // A user whose home holds no default file store, whatever this machine's homes hold.
     const user = () => ({ uid: 1000, home: dir.path });
-    const opener = createDatastoreOpener({ user });
+    const opener = createDatastoreOpener({
+      user,
+      etcd: { transport: 'grpc', dialTimeoutMs: 5000, loadGrpc: loadEtcdGrpc },
+    });
     const io = { ...commit.io, user, openDatastore: opener.open };
     expect(await runCli(['version'], { io })).toEqual({ code: 0, stdout: client, stderr: '' });
     expect(await runCli(['--version'], { io })).toEqual({ code: 0, stdout: client, stderr: '' });

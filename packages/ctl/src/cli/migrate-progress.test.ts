@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { CtlIo } from './command-spec.js';
 import { setDatastoreLock } from '../commands/datastore-lock.js';
 import { runCli } from '../test-support/run-cli.js';
 import { memoryStore } from '../test-support/seed.js';
@@ -22,7 +23,7 @@ async function exported(): Promise<string> {
 }
 
 /** Runs `datastore migrate import` of `text` into an empty store. */
-function importInto(text: string, io: Parameters<typeof runCli>[1]['io']) {
+function importInto(text: string, io: Partial<CtlIo>) {
   const dst = memoryStore();
   return runCli(['datastore', 'migrate', 'import', '-f', '-'], {
     stdin: text,
