@@ -5,6 +5,7 @@
 // Native modules (.node addons) cannot be bundled: name them with --external.
 import { build } from 'esbuild';
 import { nodeBundle, esmExecutableBanner } from './esbuild-node.mjs';
+import { execFileSync } from 'node:child_process';
 import { chmodSync } from 'node:fs';
 
 const [entry, binName, ...rest] = process.argv.slice(2);
@@ -14,6 +15,19 @@ if (!entry || !binName) {
   process.exit(2);
 }
 const outfile = `dist/${binName}.mjs`;
+
+/** The commit being built (12 hex digits, as Calico's GIT_REVISION), or "unknown" outside git. */
+function gitCommit() {
+  try {
+    return execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
 await build({
   entryPoints: [entry],
   outfile,
@@ -22,6 +36,8 @@ await build({
   external,
   sourcemap: 'linked',
   banner: esmExecutableBanner,
+  // An app reads it as `NETLEDGER_COMMIT` (netledgerctl version): the commit of this build.
+  define: { NETLEDGER_COMMIT: JSON.stringify(gitCommit()) },
   logLevel: 'warning',
 });
 chmodSync(outfile, 0o755);

@@ -27,6 +27,9 @@ const SYSTEM_PACKAGES = [
   // systemd-analyze verify checks netledger-device's unit (apps/device-daemon/test/systemd-unit);
   // its init script's test runs it under busybox sh (busybox-static, above) and dash.
   { pkg: 'systemd', proof: '/usr/bin/systemd-analyze', alt: '/bin/systemd-analyze' },
+  // netledgerctl's pool map (ipam show --show-blocks -o html) is rendered and its screenshot's
+  // cells counted in headless Chromium (packages/ctl/src/cli/pool-map.int.test.ts).
+  { pkg: 'chromium', proof: '/usr/bin/chromium' },
 ];
 
 /** Packages whose proof file is missing. */

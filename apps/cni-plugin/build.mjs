@@ -21,7 +21,7 @@ const outdir = 'dist/netledger-ipam.d';
 const GOARCHES = ['amd64', 'arm64'];
 const GRPC_CODE = /[\\/]node_modules[\\/].*(etcd3|@grpc|protobufjs|cockatiel)[\\/]/;
 const K8S_CODE =
-  /([\\/]datastore-k8s[\\/]src[\\/]|[\\/]node_modules[\\/].*(js-yaml|@kubernetes)[\\/])/;
+  /([\\/]datastore-k8s[\\/]src[\\/]|[\\/]node_modules[\\/].*(yaml|@kubernetes)[\\/])/;
 
 rmSync('dist', { recursive: true, force: true });
 for (const arch of GOARCHES) {

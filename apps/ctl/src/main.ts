@@ -2,10 +2,14 @@
 // @netledger/ctl's runCtl.
 import { writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { readTextFile, readTextStream, runCtl } from '@netledger/ctl';
+import { DEFAULT_CONFIG_FILES, readTextFile, readTextStream, runCtl } from '@netledger/ctl';
 import { createDatastoreOpener } from '@netledger/datastore-config';
 import { loadEtcdGrpc } from '@netledger/datastore-config/etcd-grpc';
 import { formatFileWarning } from '@netledger/datastore-file';
+
+/** The git commit the bundle was built from, set by scripts/bundle-app.mjs (absent from source). */
+declare const NETLEDGER_COMMIT: string | undefined;
+const commit = typeof NETLEDGER_COMMIT === 'string' ? NETLEDGER_COMMIT : 'unknown';
 
 // An operator's CLI: etcd over gRPC (etcd3, as calicoctl), and an unreachable etcd reported
 // after 5 s rather than the library's 10.
@@ -29,6 +33,8 @@ const opener = createDatastoreOpener({
 const code = await runCtl({
   argv: process.argv.slice(2),
   env: process.env,
+  defaultConfigFiles: DEFAULT_CONFIG_FILES,
+  commit,
   stdout: (t) => write(process.stdout, t),
   stderr: (t) => write(process.stderr, t),
   readFile: (path, options) => readTextFile(path, options),

@@ -104,4 +104,18 @@ describe('bin/netledgerctl', () => {
     expect(missing.stderr).toMatch(/^Error: no datastore at [^\n]+\n$/);
     expect(ctl(['--help']).stdout).toContain('datastore migrate export');
   }, 120_000);
+
+  it('version names the commit the binary was built from, and the store it reads', () => {
+    const commit = execFileSync('git', ['rev-parse', '--short=12', 'HEAD'], {
+      cwd: appDir,
+      encoding: 'utf8',
+    }).trim();
+    expect(ctl(['node', 'create', 'node-version']).code).toBe(0);
+    expect(ctl(['version'])).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(
+        new RegExp(`^Client Version: +v[^\n]+\nGit commit: +${commit}\nDatastore Type: +file\n`),
+      ) as string,
+    });
+  });
 });

@@ -42,6 +42,7 @@ async function runCheck(env: Record<string, string>): Promise<string> {
     readFile: (p) => readFile(p, 'utf8'),
     writeFile: (p, t) => writeFile(p, t),
     readStdin: async () => '',
+    defaultConfigFiles: [],
     stderrIsTty: false,
     openDatastore: (config, o) => ctlOpener.open(config, o),
     kubernetesReaderOf: (datastore) => ctlOpener.kubernetesReaderOf(datastore),

@@ -5,7 +5,7 @@
 // re-read every minute, exec credential plugins); auth-provider plugins are refused.
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
-import { load as loadYaml } from 'js-yaml';
+import { parse as parseYaml } from 'yaml';
 import { IpamError } from '@netledger/ipam-core';
 import { runExecCredential } from './exec-credential.js';
 import type { ExecConfig, ExecCredentialStatus } from './exec-credential.js';
@@ -242,7 +242,7 @@ function fromKubeconfigFile(
   }
   let doc: unknown;
   try {
-    doc = loadYaml(text);
+    doc = parseYaml(text);
   } catch (e) {
     throw new ConfigProblem(`not YAML: ${(e as Error).message}`);
   }

@@ -1,5 +1,5 @@
 // The rendered manifests as objects, for the tests.
-import { loadAll } from 'js-yaml';
+import { parseAllDocuments } from 'yaml';
 
 /** A Kubernetes object as rendered (only what the tests read is typed). */
 export interface KubeObject {
@@ -38,9 +38,15 @@ export interface PodSpec {
   readonly hostNetwork?: boolean;
 }
 
-/** The objects of a multi-document YAML. */
+/** The objects of a multi-document YAML; throws the first parse error of any document. */
 export function parseObjects(yaml: string): KubeObject[] {
-  return loadAll(yaml).filter((d): d is KubeObject => typeof d === 'object' && d !== null);
+  return parseAllDocuments(yaml)
+    .map((doc) => {
+      const [error] = doc.errors;
+      if (error) throw error;
+      return doc.toJS() as unknown;
+    })
+    .filter((d): d is KubeObject => typeof d === 'object' && d !== null);
 }
 
 /** The one object of `kind` named `name`; throws if there is not exactly one. */

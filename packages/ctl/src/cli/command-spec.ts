@@ -1,14 +1,23 @@
 import type { ParseArgsConfig } from 'node:util';
 import type { DatastoreConfig, DatastoreUser } from '@netledger/datastore-config';
 import type { Clock, Datastore, IpamClient, Random } from '@netledger/ipam-core';
-import type { CtlEnv } from '../config/datastore-config.js';
+import type { CtlEnv, SelectedDatastore } from '../config/datastore-config.js';
 import type { KubeReader } from '../commands/ipam-check.js';
 import type { BoundedReadOptions } from './read-bounded.js';
+import type { Progress } from './progress-reporter.js';
 
 /** What the CLI needs from its process: argv, environment, streams, files and a store opener. */
 export interface CtlIo {
   readonly argv: readonly string[];
   readonly env: CtlEnv;
+  /**
+   * The config files read when no `-c` is given, first found wins (the app passes
+   * `DEFAULT_CONFIG_FILES`: netledgerctl's own, then Calico's `/etc/calico/calicoctl.cfg`); a
+   * missing one is skipped, an unreadable one is an error naming it.
+   */
+  readonly defaultConfigFiles: readonly string[];
+  /** The commit the binary was built from (`version`); `unknown` when not given. */
+  readonly commit?: string;
   stdout(text: string): void;
   stderr(text: string): void;
   /**
@@ -19,7 +28,7 @@ export interface CtlIo {
   writeFile(path: string, text: string, mode?: number): Promise<void>;
   /** Reads stdin to its end; with `maxBytes`, as {@link CtlIo.readFile} does. */
   readStdin(options?: BoundedReadOptions): Promise<string>;
-  /** Progress goes to stderr only when it is a terminal. */
+  /** Whether stderr is a terminal: progress is a bar there, and periodic lines otherwise. */
   readonly stderrIsTty: boolean;
   /**
    * Opens the selected store: the app's `@netledger/datastore-config` opener (its defaults, the
@@ -59,8 +68,19 @@ export interface CommandContext {
    * more than `maxBytes` (checked while reading, before anything parses it).
    */
   readInput(path: string, options?: BoundedReadOptions): Promise<string>;
-  /** Writes progress to stderr when it is a terminal. */
+  /** Writes progress marks to stderr when it is a terminal (`ipam release`'s dots). */
   progress(text: string): void;
+  /**
+   * A progress display on stderr for a long operation: a bar on a terminal, else a line every few
+   * seconds once it has run that long (a quick run prints nothing).
+   */
+  startProgress(label: string): Progress;
+  /**
+   * The datastore configuration: the `-c` file (which replaces the environment, as calicoctl's
+   * does), else the environment over the first default config file found, else the environment.
+   * `InvalidInput` naming the file or the setting when it is bad.
+   */
+  datastoreConfig(): Promise<SelectedDatastore>;
 }
 
 export type OptionsConfig = NonNullable<ParseArgsConfig['options']>;
@@ -75,8 +95,10 @@ export interface CommandSpec {
   readonly summary: string;
   /** The usage lines shown by `--help` (after `netledgerctl `). */
   readonly usage: string;
-  /** Extra help text (flag descriptions). */
+  /** The flags, one line each (every flag in `options` is described), and notes. */
   readonly help?: string;
+  /** One example, a full command line (`netledgerctl ippool list -o wide`), for `--help`. */
+  readonly example: string;
   readonly options: OptionsConfig;
   /** Allowed number of positional arguments. */
   readonly positionals?: { readonly min: number; readonly max: number };

@@ -29,6 +29,7 @@ export const CHECK_COMMANDS: readonly CommandSpec[] = [
     path: ['ipam', 'check'],
     summary: 'Check IPAM for leaked addresses, orphaned handles and invalid blocks.',
     usage: 'ipam check [--show-all-ips] [--show-problem-ips] [-o REPORT.json] [--kubeconfig PATH]',
+    example: 'netledgerctl ipam check --show-problem-ips -o report.json',
     help: `  --show-all-ips       list every allocation and user (implies --show-problem-ips)
   --show-problem-ips   list each problem address and handle
   -o, --output FILE    write the machine-readable report (input of 'ipam release --from-report')
@@ -89,6 +90,7 @@ Lock the datastore first ('datastore migrate lock') if the report is to be used 
     path: ['ipam', 'release'],
     summary: 'Release one address, or the leaks and orphaned handles of check reports.',
     usage: 'ipam release [--ip IP | --from-report FILE [--from-report FILE]...] [--force]',
+    example: 'netledgerctl ipam release --from-report report.json',
     help: `  --ip IP              release one address (no handle or sequence check)
   --from-report FILE   release what every given report (from 'ipam check -o') found leaked
   --force              release although the datastore is unlocked or the report is from
@@ -127,6 +129,7 @@ datastore migrate unlock.`,
     path: ['ipam', 'split'],
     summary: 'Split an IP pool into N smaller pools (datastore must be locked).',
     usage: 'ipam split N (--name POOL | --cidr CIDR)',
+    example: 'netledgerctl ipam split 4 --name pods',
     help: `  N              a power of two, at least 2; the new pools may not be smaller than a block
   --name POOL    the pool to split
   --cidr CIDR    or its CIDR`,
@@ -149,6 +152,7 @@ datastore migrate unlock.`,
     path: ['datastore', 'migrate', 'lock'],
     summary: 'Lock the datastore (ClusterInformation datastoreReady=false).',
     usage: 'datastore migrate lock',
+    example: 'netledgerctl datastore migrate lock',
     options: {},
     store: 'write',
     async run(ctx) {
@@ -162,6 +166,7 @@ datastore migrate unlock.`,
     path: ['datastore', 'migrate', 'unlock'],
     summary: 'Unlock the datastore (ClusterInformation datastoreReady=true).',
     usage: 'datastore migrate unlock',
+    example: 'netledgerctl datastore migrate unlock',
     options: {},
     store: 'read',
     async run(ctx) {
@@ -175,9 +180,11 @@ datastore migrate unlock.`,
     path: ['datastore', 'migrate', 'export'],
     summary: 'Print every resource and all IPAM data, for import into another datastore.',
     usage: 'datastore migrate export [--rename-node OLD=NEW]... > FILE',
+    example: 'netledgerctl datastore migrate export --rename-node old-1=new-1 > export.txt',
     help: `  --rename-node OLD=NEW   rename a node in the export: its Node, block affinities, owner
                           attributes and tunnel handles (v4 and v6), repeatable
-Lock the datastore first so nothing changes while exporting.`,
+Lock the datastore first so nothing changes while exporting. Progress goes to stderr: a bar
+on a terminal, else a line every few seconds.`,
     options: { 'rename-node': { type: 'string', multiple: true } },
     store: 'read',
     async run(ctx, f) {
@@ -185,14 +192,25 @@ Lock the datastore first so nothing changes while exporting.`,
         Object.entries(parseKeyValues(list(f, 'rename-node'), '--rename-node')),
       );
       const { datastore } = await ctx.store();
-      return { text: (await exportDatastore(datastore, renames)).text };
+      const progress = ctx.startProgress('export');
+      try {
+        const out = await exportDatastore(datastore, {
+          renames,
+          onProgress: (done, total, note) => progress.update(done, total, note),
+        });
+        return { text: out.text };
+      } finally {
+        progress.finish();
+      }
     },
   },
   {
     path: ['datastore', 'migrate', 'import'],
     summary: 'Write an export into an empty datastore (left locked).',
     usage: 'datastore migrate import -f FILE',
-    help: '  -f, --filename FILE   the output of datastore migrate export; - for stdin',
+    example: 'netledgerctl datastore migrate import -f export.txt',
+    help: `  -f, --filename FILE   the output of datastore migrate export; - for stdin (at most 256 MiB)
+Progress goes to stderr: a bar on a terminal, else a line every few seconds.`,
     options: { filename: { type: 'string', short: 'f' } },
     store: 'write',
     async run(ctx, f) {
@@ -201,7 +219,14 @@ Lock the datastore first so nothing changes while exporting.`,
       const text = await ctx.readInput(file, { maxBytes: MAX_EXPORT_BYTES });
       const parsed = parseExport(text, file === '-' ? 'stdin' : file);
       const { datastore } = await ctx.store();
-      return importDatastore(datastore, parsed, (t) => ctx.progress(t));
+      const progress = ctx.startProgress('import');
+      try {
+        return await importDatastore(datastore, parsed, (done, total) =>
+          progress.update(done, total),
+        );
+      } finally {
+        progress.finish();
+      }
     },
   },
 ];

@@ -4,13 +4,12 @@ import {
   repairFileDatastore,
 } from '@netledger/datastore-file';
 import type { RepairMode } from '@netledger/datastore-file';
-import { selectDatastore } from '../config/datastore-config.js';
 import { CtlError } from '../ctl-error.js';
 import { formatRepairReport } from '../commands/datastore-repair.js';
 import { checkIpam } from '../commands/ipam-check.js';
 import { CTL_VERSION } from '../version.js';
 import type { CommandContext, CommandSpec, FlagValues } from './command-spec.js';
-import { bool, str } from './command-spec.js';
+import { bool } from './command-spec.js';
 
 function modeOf(f: FlagValues): RepairMode {
   if (bool(f, 'previous') && bool(f, 'salvage')) {
@@ -20,12 +19,8 @@ function modeOf(f: FlagValues): RepairMode {
 }
 
 /** The file store's path as the opener would pick it; repair works on the file store only. */
-async function fileStorePath(ctx: CommandContext, f: FlagValues): Promise<string> {
-  const configPath = str(f, 'config');
-  const config = selectDatastore({
-    env: ctx.io.env,
-    ...(configPath !== undefined && { configText: await ctx.readInput(configPath), configPath }),
-  });
+async function fileStorePath(ctx: CommandContext): Promise<string> {
+  const { config } = await ctx.datastoreConfig();
   if (config.type !== 'file') {
     throw new CtlError(
       'Usage',
@@ -44,6 +39,7 @@ export const REPAIR_COMMANDS: readonly CommandSpec[] = [
     path: ['datastore', 'repair'],
     summary: 'Bring back a file store that no longer opens (previous generation, or salvage).',
     usage: 'datastore repair [--previous | --salvage] [--dry-run]',
+    example: 'netledgerctl datastore repair --dry-run',
     help: `  --previous   restore the previous good generation (<store>.prev)
   --salvage    keep every record of the damaged file that checks
                (default: the previous generation when it checks, else salvage)
@@ -60,7 +56,7 @@ file, and a file that is not a netledger store. The damaged file is kept as
     store: 'none',
     async run(ctx, f) {
       const mode = modeOf(f);
-      const path = await fileStorePath(ctx, f);
+      const path = await fileStorePath(ctx);
       const report = await repairFileDatastore({
         path,
         mode,

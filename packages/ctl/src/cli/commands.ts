@@ -3,6 +3,7 @@ import { CHECK_COMMANDS } from './commands-check.js';
 import { IPAM_BASIC_COMMANDS } from './commands-ipam.js';
 import { REPAIR_COMMANDS } from './commands-repair.js';
 import { RESOURCE_COMMANDS } from './commands-resources.js';
+import { VERSION_COMMANDS } from './commands-version.js';
 
 /** Every netledgerctl command. */
 export const COMMANDS: readonly CommandSpec[] = [
@@ -10,4 +11,5 @@ export const COMMANDS: readonly CommandSpec[] = [
   ...CHECK_COMMANDS,
   ...RESOURCE_COMMANDS,
   ...REPAIR_COMMANDS,
+  ...VERSION_COMMANDS,
 ];

@@ -155,10 +155,11 @@ describe('netledgerctl: a manifest apply that fails part-way', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^Error: failed to apply IPPool "existing": [^\n]*\n$/);
     expect(r.stderr).toMatch(/\[applied: IPPool "first"; not attempted: IPPool "third"\]\n$/);
-    const pools = JSON.parse((await run(['ippool', 'list', '-o', 'json'])).stdout) as {
-      metadata: { name: string };
-      spec: { cidr: string };
-    }[];
+    const pools = (
+      JSON.parse((await run(['ippool', 'list', '-o', 'json'])).stdout) as {
+        items: { metadata: { name: string }; spec: { cidr: string } }[];
+      }
+    ).items;
     expect(pools.map((p) => [p.metadata.name, p.spec.cidr])).toEqual([
       ['existing', '10.5.0.0/16'],
       ['first', '10.6.0.0/16'],

@@ -79,6 +79,7 @@ async function run(argv: readonly string[], files: Record<string, string> = {}) 
         : Promise.reject(Object.assign(new Error(`ENOENT: ${p}`), { code: 'ENOENT' })),
     writeFile: () => Promise.resolve(),
     readStdin: () => Promise.resolve(files['-'] ?? ''),
+    defaultConfigFiles: [],
     stderrIsTty: false,
     openDatastore: () => Promise.resolve(datastore),
     kubernetesReaderOf: () => Promise.resolve(undefined),

@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { IpamError } from '@netledger/ipam-core';
@@ -148,6 +148,14 @@ describe('netledgerctl', () => {
     await expectOneLineError(['ippool', 'delete', 'nope'], /does not exist/);
     await expectOneLineError(['ippool', 'get', 'a', 'b'], /unexpected argument "b"/, 2);
     await expectOneLineError(['ipam', 'show', '-o', 'xml'], /unknown output format "xml"/, 2);
+    const htmlOnlyForBlocks = /output format "html" is only for ipam show --show-blocks/;
+    await expectOneLineError(['ipam', 'show', '-o', 'html'], htmlOnlyForBlocks, 2);
+    await expectOneLineError(
+      ['ipam', 'show', '--show-borrowed', '-o', 'html'],
+      htmlOnlyForBlocks,
+      2,
+    );
+    await expectOneLineError(['ippool', 'list', '-o', 'html'], /unknown output format "html"/, 2);
   });
 
   it('fails clearly on a missing datastore and creates nothing', async () => {
@@ -241,7 +249,12 @@ spec:
     expect((await run(['delete', '-f', '-'], json)).stdout).toBe(
       "Successfully deleted 1 'IPPool' resource(s)\n",
     );
-    expect((await run(['ippool', 'list', '-o', 'json'])).stdout).toBe('[]\n');
+    expect(JSON.parse((await run(['ippool', 'list', '-o', 'json'])).stdout)).toEqual({
+      kind: 'IPPoolList',
+      apiVersion: 'projectcalico.org/v3',
+      metadata: {},
+      items: [],
+    });
   });
 
   it('validates manifests before writing anything', async () => {
@@ -270,6 +283,81 @@ spec:
     expect((await run(['--help'])).stdout).toContain('ipam show');
     expect((await run(['ipam', '--help'])).stdout).toContain('ipam configure');
     expect((await run([])).code).toBe(2);
+  });
+
+  it.each(COMMANDS.map((c) => [c.path.join(' '), c] as const))(
+    '%s --help describes each of its flags and shows an example',
+    async (_, c) => {
+      const help = (await run([...c.path, '--help'])).stdout;
+      const options = help.slice(0, help.indexOf('Options for every command:'));
+      for (const [flag, o] of Object.entries(c.options)) {
+        // Each flag on a line of its own description: `  --flag` or `  -f, --flag`.
+        const line = new RegExp(`^ {2}${o.short ? `-${o.short}, ` : ''}--${flag}\\b`, 'm');
+        expect(options, `${c.path.join(' ')}: --${flag}`).toMatch(line);
+      }
+      const example = /\nExample:\n {2}(netledgerctl [^\n]+)\n/.exec(options)?.[1];
+      expect(example, c.path.join(' ')).toMatch(
+        new RegExp(`\\bnetledgerctl ${c.path.join(' ')}\\b`),
+      );
+    },
+  );
+});
+
+describe('the default config file', () => {
+  const config = (spec: Record<string, string>): string =>
+    `apiVersion: projectcalico.org/v3\nkind: CalicoAPIConfig\nmetadata: {}\nspec:\n${Object.entries(
+      spec,
+    )
+      .map(([k, v]) => `  ${k}: ${v}\n`)
+      .join('')}`;
+
+  it("reads netledgerctl.cfg, else Calico's calicoctl.cfg; a set variable and -c win", async () => {
+    const own = join(dir.path, 'netledgerctl.cfg');
+    const calico = join(dir.path, 'calicoctl.cfg');
+    const stores = ['a', 'b', 'c', 'd'].map((n) => join(dir.path, `${n}.json`));
+    await writeFile(calico, config({ datastoreType: 'file', datastorePath: stores[0]! }));
+    const files = { io: { defaultConfigFiles: [own, calico] } };
+    const create = (name: string, extra: Parameters<typeof runCli>[1] = {}) =>
+      runCli(['node', 'create', name], { ...files, ...extra });
+    expect((await create('from-calico')).code).toBe(0);
+    await writeFile(own, config({ datastoreType: 'file', datastorePath: stores[1]! }));
+    expect((await create('from-own')).code).toBe(0);
+    expect((await create('from-env', { env: { NETLEDGER_DATASTORE_PATH: stores[2]! } })).code).toBe(
+      0,
+    );
+    const explicit = join(dir.path, 'explicit.cfg');
+    await writeFile(explicit, config({ datastoreType: 'file', datastorePath: stores[3]! }));
+    const r = await runCli(['node', 'create', 'from-c', '-c', explicit], {
+      ...files,
+      env: { NETLEDGER_DATASTORE_PATH: stores[2]! },
+    });
+    expect(r.code).toBe(0);
+    const names = async (store: string) =>
+      (
+        JSON.parse((await runCli(['node', 'list', '-o', 'json'], { storePath: store })).stdout) as {
+          items: { metadata: { name: string } }[];
+        }
+      ).items.map((n) => n.metadata.name);
+    expect(await names(stores[0]!)).toEqual(['from-calico']);
+    expect(await names(stores[1]!)).toEqual(['from-own']);
+    expect(await names(stores[2]!)).toEqual(['from-env']);
+    expect(await names(stores[3]!)).toEqual(['from-c']);
+  });
+
+  it('refuses a default config file it cannot read or parse, naming it', async () => {
+    const bad = join(dir.path, 'calicoctl.cfg');
+    await writeFile(bad, 'kind: Other\n');
+    const r = await runCli(['ippool', 'list'], { io: { defaultConfigFiles: [bad] } });
+    expect(r).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: `Error: ${bad}: expected kind CalicoAPIConfig\n`,
+    });
+    const unreadable = await runCli(['ippool', 'list'], { io: { defaultConfigFiles: [dir.path] } });
+    expect(unreadable).toMatchObject({
+      code: 1,
+      stderr: `Error: cannot read ${dir.path}: EISDIR\n`,
+    });
   });
 });
 

@@ -2,10 +2,12 @@ import { parseArgs } from 'node:util';
 import { createIpamClient, formatIpamReport, isIpamError } from '@netledger/ipam-core';
 import type { Datastore } from '@netledger/ipam-core';
 import { selectDatastore, toCtlError } from '../config/datastore-config.js';
+import type { ConfigFile, SelectedDatastore } from '../config/datastore-config.js';
 import { CtlError, isCtlError } from '../ctl-error.js';
 import { COMMANDS } from './commands.js';
 import type { CommandContext, CommandSpec, CtlIo, OptionsConfig, Store } from './command-spec.js';
 import type { BoundedReadOptions } from './read-bounded.js';
+import { createProgress } from './progress-reporter.js';
 
 const MIB = 1024 * 1024;
 
@@ -17,11 +19,14 @@ const GLOBAL_OPTIONS: OptionsConfig = {
 
 const GLOBAL_HELP = `Options for every command:
   -c, --config FILE            calicoctl-style CalicoAPIConfig (YAML or JSON) naming the datastore
+                               (default: /etc/netledger/netledgerctl.cfg, else
+                               /etc/calico/calicoctl.cfg, when one exists)
       --allow-version-mismatch accepted for calicoctl compatibility (no effect)
   -h, --help                   this help
-Datastore (when no -c): DATASTORE_TYPE=file|etcdv3|kubernetes (default file),
-  NETLEDGER_DATASTORE_PATH, ETCD_ENDPOINTS, ETCD_CA_CERT_FILE, ETCD_CERT_FILE, ETCD_KEY_FILE,
-  ETCD_USERNAME, ETCD_PASSWORD, KUBECONFIG.
+Datastore: DATASTORE_TYPE=file|etcdv3|kubernetes (default file), NETLEDGER_DATASTORE_PATH,
+  ETCD_ENDPOINTS, ETCD_CA_CERT_FILE, ETCD_CERT_FILE, ETCD_KEY_FILE, ETCD_USERNAME,
+  ETCD_PASSWORD, KUBECONFIG; a variable that is set wins over a default config file, and a -c
+  file replaces them all.
 `;
 
 function topUsage(prefix: readonly string[]): string {
@@ -37,7 +42,8 @@ function topUsage(prefix: readonly string[]): string {
 function commandHelp(spec: CommandSpec): string {
   return (
     `usage: netledgerctl ${spec.usage}\n\n${spec.summary}\n` +
-    (spec.help ? `\n${spec.help.trimEnd()}\n` : '') +
+    (spec.help ? `\nOptions:\n${spec.help.trimEnd()}\n` : '') +
+    `\nExample:\n  ${spec.example}\n` +
     `\n${GLOBAL_HELP}`
   );
 }
@@ -85,12 +91,9 @@ export async function runCtl(io: CtlIo): Promise<number> {
     io.stdout(topUsage([]));
     return argv.length === 0 ? 2 : 0;
   }
-  if (argv[0] === '--version' || argv[0] === 'version') {
-    const { CTL_VERSION } = await import('../version.js');
-    io.stdout(`netledgerctl ${CTL_VERSION}\n`);
-    return 0;
-  }
-  const { spec, words, rest } = findCommand(argv);
+  const { spec, words, rest } = findCommand(
+    argv[0] === '--version' ? ['version', ...argv.slice(1)] : argv,
+  );
   if (!spec) {
     const group = COMMANDS.some((c) => words.length > 0 && words.every((w, i) => c.path[i] === w));
     if (group && (argv.includes('--help') || argv.includes('-h'))) {
@@ -154,22 +157,45 @@ export async function runCtl(io: CtlIo): Promise<number> {
       return text;
     };
     let opened: Store | undefined;
+    let selected: SelectedDatastore | undefined;
+    const configPath = typeof flags.config === 'string' ? flags.config : undefined;
+    const configFile = async (): Promise<ConfigFile | undefined> => {
+      if (configPath !== undefined) {
+        return { text: await readInput(configPath), path: configPath, explicit: true };
+      }
+      for (const path of io.defaultConfigFiles) {
+        try {
+          return { text: await io.readFile(path), path, explicit: false };
+        } catch (e) {
+          const code = (e as { code?: string }).code;
+          if (code === 'ENOENT' || code === 'ENOTDIR') continue;
+          throw new CtlError(
+            'InvalidInput',
+            `cannot read ${path}: ${code ?? (e as Error).message}`,
+          );
+        }
+      }
+      return undefined;
+    };
+    const datastoreConfig = async (): Promise<SelectedDatastore> => {
+      if (selected) return selected;
+      const file = await configFile();
+      selected = selectDatastore({ env: io.env, ...(file && { file }) });
+      return selected;
+    };
+    const now = (): number => io.clock?.now() ?? Date.now();
     const ctx: CommandContext = {
       io,
       readInput,
       progress: (text) => {
         if (io.stderrIsTty) io.stderr(text);
       },
+      startProgress: (label) =>
+        createProgress({ label, write: (t) => io.stderr(t), tty: io.stderrIsTty, now }),
+      datastoreConfig,
       store: async () => {
         if (opened) return opened;
-        const configPath = typeof flags.config === 'string' ? flags.config : undefined;
-        const config = selectDatastore({
-          env: io.env,
-          ...(configPath !== undefined && {
-            configText: await readInput(configPath),
-            configPath,
-          }),
-        });
+        const { config } = await datastoreConfig();
         try {
           datastore = await io.openDatastore(config, {
             mayCreate: spec.store === 'write',

@@ -43,7 +43,7 @@ describe('datastore migrate', () => {
     const src = memoryStore();
     await seedMigration(src.ipam, src.datastore);
     await setDatastoreLock(src.datastore, { locked: true, newGuid: () => 'guid-src' });
-    const exported = await exportDatastore(src.datastore, renames);
+    const exported = await exportDatastore(src.datastore, { renames });
     expect(exported.text).toContain('===\n{\n  "block_affinities": [\n');
     expect(exported.text).toContain('"Key": "/calico/ipam/v2/host/new-1/ipv6/block/');
     const dst = memoryStore();

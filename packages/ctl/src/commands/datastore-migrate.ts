@@ -105,6 +105,20 @@ const stripMeta = (v: { metadata: Record<string, unknown> }) => {
   return { ...v, metadata };
 };
 
+/** Options of {@link exportDatastore}. */
+export interface ExportOptions {
+  /** Node renames applied to what is exported. */
+  readonly renames?: NodeRenames;
+  /**
+   * Called as each of the eight kinds is read: `done` of `total` kinds, and a note of the objects
+   * read so far.
+   */
+  readonly onProgress?: (done: number, total: number, note: string) => void;
+}
+
+/** The kinds an export reads, in order: the resources, the ClusterInformation, the IPAM data. */
+const EXPORT_STEPS = RESOURCE_KINDS.length + 1 + IPAM_KINDS.length;
+
 /**
  * `datastore migrate export`: the v3 resources (IPPool, IPReservation, Node, ClusterInformation)
  * as YAML documents separated by `---`, a `===` line, then the IPAM data as Calico's migration
@@ -115,8 +129,16 @@ const stripMeta = (v: { metadata: Record<string, unknown> }) => {
  */
 export async function exportDatastore(
   datastore: Datastore,
-  renames: NodeRenames = new Map(),
+  options: ExportOptions = {},
 ): Promise<{ text: string; counts: Record<string, number> }> {
+  const renames = options.renames ?? new Map<string, string>();
+  let step = 0;
+  let objects = 0;
+  const stepDone = (n: number): void => {
+    step++;
+    objects += n;
+    options.onProgress?.(step, EXPORT_STEPS, `${objects} objects`);
+  };
   const targets = [...renames.values()];
   if (new Set(targets).size !== targets.length) {
     throw new CtlError('InvalidInput', 'two nodes are renamed to the same name');
@@ -126,6 +148,7 @@ export async function exportDatastore(
   for (const kind of RESOURCE_KINDS) {
     const { items } = await datastore.list({ kind });
     counts[kind] = items.length;
+    stepDone(items.length);
     for (const kv of items) {
       let value = stripMeta(kv.value) as { metadata: { name: string } };
       if (kind === 'Node') {
@@ -138,6 +161,7 @@ export async function exportDatastore(
     }
   }
   const ci = await readClusterInformation(datastore);
+  stepDone(ci ? 1 : 0);
   if (ci) {
     docs.push(
       stringify({
@@ -157,6 +181,7 @@ export async function exportDatastore(
     const { items } = await datastore.list({ kind });
     counts[kind] = items.length;
     ipam[field] = items.map((kv) => entry(renamed(kv, renames)));
+    stepDone(items.length);
   }
   // No stored config is exported as null; a store that cannot be read fails the export.
   const config = await datastore.get({ kind: 'IPAMConfig' }).catch((e: unknown) => {
@@ -164,6 +189,7 @@ export async function exportDatastore(
     throw e;
   });
   counts.IPAMConfig = config ? 1 : 0;
+  stepDone(counts.IPAMConfig);
   ipam.config = config ? entry(config) : null;
   const text = `${docs.join('---\n')}===\n${formatJson(ipam)}\n`;
   return { text, counts };
@@ -275,11 +301,13 @@ export function parseExport(
  * reservations or IPAM data: otherwise `Refused`, nothing written). Resources first, then
  * affinities, blocks, handles and the IPAM config, each with `create`. The ClusterInformation
  * keeps the exported cluster GUID and is left locked (`datastoreReady: false`); unlock when done.
+ * `onProgress` is called after each object written (`done` of `total`). A failed write stops the
+ * import, saying how many were written.
  */
 export async function importDatastore(
   datastore: Datastore,
   parsed: { resources: NewKVPair[]; ipam: NewKVPair[] },
-  progress?: (text: string) => void,
+  onProgress?: (done: number, total: number) => void,
 ): Promise<{ text: string }> {
   for (const kind of [...RESOURCE_KINDS, ...IPAM_KINDS]) {
     const { items } = await datastore.list({ kind });
@@ -308,11 +336,10 @@ export async function importDatastore(
       );
     }
     n++;
-    if (n % 100 === 0) progress?.(`\rimported ${n}/${total}`);
+    onProgress?.(n, total);
   };
   for (const kv of parsed.resources) await write(kv);
   for (const kv of parsed.ipam) await write(kv);
-  if (n >= 100) progress?.('\n');
   return {
     text:
       `Successfully applied ${parsed.resources.length} resource(s)\n` +

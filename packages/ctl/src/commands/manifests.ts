@@ -19,10 +19,12 @@ import type {
 import { CtlError } from '../ctl-error.js';
 import type { OutputFormat } from '../output/render-output.js';
 import { renderOutput } from '../output/render-output.js';
-import { withTypeMeta } from './type-meta.js';
+import type { ResourceKind, ResourceObject } from './resource-kind.js';
+import { RESOURCE_KINDS, ipamConfigResource, withTypeMeta } from './resource-kind.js';
+import { renderResourceTable } from './resource-table.js';
 
 /** The kinds manifests may hold. */
-export type ManifestKind = 'IPPool' | 'IPReservation' | 'Node' | 'IPAMConfiguration';
+export type ManifestKind = ResourceKind;
 
 /** One parsed manifest document. */
 export interface Manifest {
@@ -42,22 +44,74 @@ export const MAX_MANIFEST_BYTES = 16 * 1024 * 1024;
 /** What to do with manifests (calicoctl's verbs). */
 export type ManifestAction = 'create' | 'apply' | 'replace' | 'delete' | 'get';
 
-const KINDS: readonly ManifestKind[] = ['IPPool', 'IPReservation', 'Node', 'IPAMConfiguration'];
+const KINDS = RESOURCE_KINDS;
+const API_VERSION = 'projectcalico.org/v3';
+/** The fields of a list document (Kubernetes' `metav1.List`, Calico's `IPPoolList`, ...). */
+const LIST_FIELDS = ['apiVersion', 'kind', 'metadata', 'items'];
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v);
 
-function toManifest(doc: unknown, where: string): Manifest[] {
-  if (!isObject(doc)) throw new CtlError('InvalidInput', `${where}: expected a resource mapping`);
-  if (doc.kind === 'List' || (typeof doc.kind === 'string' && doc.kind.endsWith('List'))) {
-    if (!Array.isArray(doc.items))
-      throw new CtlError('InvalidInput', `${where}: List without items`);
-    return doc.items.flatMap((item, i) => toManifest(item, `${where} item ${i}`));
-  }
-  if (doc.apiVersion !== undefined && doc.apiVersion !== 'projectcalico.org/v3') {
+/**
+ * The kind of the items a list document holds: `undefined` for Kubernetes' untyped `List`, the
+ * kind for Calico's typed lists (`IPPoolList` holds IPPools). `InvalidInput` for another `...List`.
+ */
+function listItemKind(kind: string, where: string): ManifestKind | undefined {
+  if (kind === 'List') return undefined;
+  const item = KINDS.find((k) => `${k}List` === kind);
+  if (item) return item;
+  throw new CtlError(
+    'InvalidInput',
+    `${where}: unsupported kind ${JSON.stringify(kind)} (${KINDS.map((k) => `${k}List`).join(', ')} or List)`,
+  );
+}
+
+/** The resources of a list document (`kind: IPPoolList` or `List`, with `items`). */
+function fromList(doc: Record<string, unknown>, kind: string, where: string): Manifest[] {
+  const itemKind = listItemKind(kind, where);
+  if (itemKind && doc.apiVersion !== undefined && doc.apiVersion !== API_VERSION) {
     throw new CtlError(
       'InvalidInput',
-      `${where}: unsupported apiVersion ${JSON.stringify(doc.apiVersion)} (projectcalico.org/v3)`,
+      `${where}: unsupported apiVersion ${JSON.stringify(doc.apiVersion)} (${API_VERSION})`,
+    );
+  }
+  // Decoded strictly, as calicoctl decodes a list into its Go type.
+  const unknown = Object.keys(doc).filter((f) => !LIST_FIELDS.includes(f));
+  if (unknown.length > 0) {
+    throw new CtlError(
+      'InvalidInput',
+      `${where}: ${kind}: unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((f) => JSON.stringify(f)).join(', ')}`,
+    );
+  }
+  if (doc.metadata !== undefined && !isObject(doc.metadata)) {
+    throw new CtlError('InvalidInput', `${where}: ${kind} metadata must be a mapping`);
+  }
+  if (!Array.isArray(doc.items))
+    throw new CtlError('InvalidInput', `${where}: ${kind} without items`);
+  return doc.items.flatMap((item: unknown, i) => {
+    const at = `${where} item ${i}`;
+    if (!itemKind) return toManifest(item, at);
+    if (isObject(item) && item.kind !== undefined && item.kind !== itemKind) {
+      throw new CtlError(
+        'InvalidInput',
+        `${at}: kind ${JSON.stringify(item.kind)} in a ${kind} (only ${itemKind})`,
+      );
+    }
+    // An item of a typed list may leave its kind to the list.
+    return toManifest(isObject(item) ? { kind: itemKind, ...item } : item, at);
+  });
+}
+
+function toManifest(doc: unknown, where: string): Manifest[] {
+  // A sequence of resources, as calicoctl reads (and writes, for `get` of several names).
+  if (Array.isArray(doc)) return doc.flatMap((item, i) => toManifest(item, `${where} item ${i}`));
+  if (!isObject(doc)) throw new CtlError('InvalidInput', `${where}: expected a resource mapping`);
+  if (typeof doc.kind === 'string' && doc.kind.endsWith('List'))
+    return fromList(doc, doc.kind, where);
+  if (doc.apiVersion !== undefined && doc.apiVersion !== API_VERSION) {
+    throw new CtlError(
+      'InvalidInput',
+      `${where}: unsupported apiVersion ${JSON.stringify(doc.apiVersion)} (${API_VERSION})`,
     );
   }
   const kind = doc.kind as ManifestKind;
@@ -98,12 +152,19 @@ function toManifest(doc: unknown, where: string): Manifest[] {
 }
 
 /**
- * Parses a manifest file: YAML documents separated by `---`, or JSON (a resource or a `List`).
+ * Parses a manifest file: YAML documents separated by `---`, or JSON; each document a resource,
+ * a list of them (Calico's typed lists, `IPPoolList` with `items` as `get -o yaml` writes it, or
+ * Kubernetes' `List`), or a sequence of resources (what calicoctl writes for several names).
  * Kinds: IPPool, IPReservation, Node, IPAMConfiguration, decoded strictly as calicoctl does (a
  * field the Calico v3 type lacks, such as `spec.cidrr`, is an error). `InvalidInput` naming the
- * document (and the object and field) for anything else, before anything is written.
+ * document (and the object and field) for anything else, or for a file of no resources unless
+ * `allowEmpty` (calicoctl's `--skip-empty`), before anything is written.
  */
-export function parseManifests(text: string, source: string): Manifest[] {
+export function parseManifests(
+  text: string,
+  source: string,
+  options: { readonly allowEmpty?: boolean } = {},
+): Manifest[] {
   const docs = parseAllDocuments(text);
   const out: Manifest[] = [];
   docs.forEach((d, i) => {
@@ -117,7 +178,9 @@ export function parseManifests(text: string, source: string): Manifest[] {
     if (value === null || value === undefined) return;
     out.push(...toManifest(value, docs.length > 1 ? `${source} document ${i + 1}` : source));
   });
-  if (out.length === 0) throw new CtlError('InvalidInput', `${source}: no resources found`);
+  if (out.length === 0 && options.allowEmpty !== true) {
+    throw new CtlError('InvalidInput', `${source}: no resources found`);
+  }
   return out;
 }
 
@@ -136,10 +199,6 @@ function ipamConfigFromSpec(spec: Record<string, unknown> = {}): IpamConfig {
         IpamConfig['kubeVirtVMAddressPersistence'] | undefined) ??
       DEFAULT_IPAM_CONFIG.kubeVirtVMAddressPersistence,
   };
-}
-
-function ipamConfigManifest(c: IpamConfig): Record<string, unknown> {
-  return withTypeMeta('IPAMConfiguration', { metadata: { name: 'default' }, spec: { ...c } });
 }
 
 /**
@@ -178,7 +237,7 @@ async function runOne(
   ctx: { ipam: IpamClient; datastore: Datastore },
   action: ManifestAction,
   m: Manifest,
-): Promise<Record<string, unknown> | undefined> {
+): Promise<ResourceObject | undefined> {
   const { ipam, datastore } = ctx;
   if (m.kind === 'IPAMConfiguration') {
     const exists = await datastore.get({ kind: 'IPAMConfig' }).then(
@@ -190,7 +249,7 @@ async function runOne(
     );
     switch (action) {
       case 'get':
-        return ipamConfigManifest(await ipam.getIpamConfig());
+        return ipamConfigResource(await ipam.getIpamConfig());
       case 'delete':
         if (!exists) throw new CtlError('Failed', 'IPAMConfiguration default does not exist');
         await datastore.delete({ kind: 'IPAMConfig' });
@@ -214,7 +273,7 @@ async function runOne(
   const resource = m.resource as unknown as Resource;
   switch (action) {
     case 'get':
-      return withTypeMeta(m.kind, await client.get(m.name));
+      return await client.get(m.name);
     case 'delete':
       await client.delete(m.name);
       return undefined;
@@ -271,7 +330,8 @@ const PAST: Record<ManifestAction, string> = {
  * Kubernetes' rules (annotations at most 256 KiB), and pools and reservations validated (against
  * the stored pools and the file's earlier pools). A later failure stops there: for a file of several resources the
  * error names the one that failed, every one done before it and every one not attempted (the
- * store holds exactly the ones done). `get` renders the resources (`format`, YAML by default).
+ * store holds exactly the ones done). `get` renders the resources (`format`, YAML by default):
+ * one resource alone, several as a `List`, and `table`/`wide` as a listing per kind.
  */
 export async function runManifests(
   ctx: { ipam: IpamClient; datastore: Datastore },
@@ -279,12 +339,12 @@ export async function runManifests(
 ): Promise<{ text: string }> {
   const { action, items, format = 'yaml' } = run;
   await precheck(ctx.ipam, action, items);
-  const got: Record<string, unknown>[] = [];
+  const got: { kind: ResourceKind; resource: ResourceObject }[] = [];
   const counts = new Map<string, number>();
   for (const [i, m] of items.entries()) {
     try {
       const r = await runOne(ctx, action, m);
-      if (r) got.push(r);
+      if (r) got.push({ kind: m.kind, resource: r });
     } catch (e) {
       const msg = e instanceof Error ? e.message : String(e);
       throw new CtlError(
@@ -296,9 +356,21 @@ export async function runManifests(
     counts.set(m.kind, (counts.get(m.kind) ?? 0) + 1);
   }
   if (action === 'get') {
+    const typed = got.map((g) => withTypeMeta(g.kind, g.resource));
     const data =
-      got.length === 1 ? got[0] : { apiVersion: 'projectcalico.org/v3', kind: 'List', items: got };
-    return { text: renderOutput(format === 'table' ? 'yaml' : format, data, () => '') };
+      typed.length === 1 ? typed[0] : { apiVersion: API_VERSION, kind: 'List', items: typed };
+    // A listing per kind, in the order the kinds first appear, as calicoctl prints them.
+    const tables = (wide: boolean): string =>
+      [...new Set(got.map((g) => g.kind))]
+        .map((kind) =>
+          renderResourceTable(
+            kind,
+            got.filter((g) => g.kind === kind).map((g) => g.resource),
+            wide,
+          ),
+        )
+        .join('\n');
+    return { text: renderOutput(format, data, tables) };
   }
   const text = [...counts]
     .map(([kind, n]) => `Successfully ${PAST[action]} ${n} '${kind}' resource(s)\n`)

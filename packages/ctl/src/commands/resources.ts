@@ -6,10 +6,6 @@ import type {
   Node,
 } from '@netledger/ipam-core';
 import { CtlError } from '../ctl-error.js';
-import { renderColumns } from '../format/columns.js';
-import type { OutputFormat } from '../output/render-output.js';
-import { renderOutput } from '../output/render-output.js';
-import { withTypeMeta } from './type-meta.js';
 
 /** Flags of `ippool create` and `ippool update` (undefined: not given). */
 export interface PoolFlags {
@@ -90,57 +86,6 @@ export async function updatePool(
     spec: { ...current.spec, ...specFromFlags(flags) },
   });
   return { text: `Successfully updated IPPool ${name}\n`, data };
-}
-
-/** Renders pools as a listing or JSON/YAML. */
-export function renderPools(pools: readonly IPPool[], format: OutputFormat): string {
-  return renderOutput(
-    format,
-    pools.map((p) => withTypeMeta('IPPool', p)),
-    () =>
-      renderColumns(
-        ['NAME', 'CIDR', 'BLOCKSIZE', 'SELECTOR', 'ALLOWEDUSES', 'DISABLED'],
-        pools.map((p) => [
-          p.metadata.name,
-          p.spec.cidr,
-          String(p.spec.blockSize ?? ''),
-          p.spec.nodeSelector ?? '',
-          (p.spec.allowedUses ?? []).join(','),
-          String(p.spec.disabled === true),
-        ]),
-      ),
-  );
-}
-
-/** Renders nodes as a listing or JSON/YAML. */
-export function renderNodes(nodes: readonly Node[], format: OutputFormat): string {
-  return renderOutput(
-    format,
-    nodes.map((n) => withTypeMeta('Node', n)),
-    () =>
-      renderColumns(
-        ['NAME', 'LABELS'],
-        nodes.map((n) => [
-          n.metadata.name,
-          Object.entries(n.metadata.labels ?? {})
-            .map(([k, v]) => `${k}=${v}`)
-            .join(','),
-        ]),
-      ),
-  );
-}
-
-/** Renders reservations as a listing or JSON/YAML. */
-export function renderReservations(rs: readonly IPReservation[], format: OutputFormat): string {
-  return renderOutput(
-    format,
-    rs.map((r) => withTypeMeta('IPReservation', r)),
-    () =>
-      renderColumns(
-        ['NAME', 'RESERVEDCIDRS'],
-        rs.map((r) => [r.metadata.name, r.spec.reservedCIDRs.join(',')]),
-      ),
-  );
 }
 
 /** `node create NAME [--label k=v]...` */

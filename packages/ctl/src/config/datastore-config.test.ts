@@ -4,13 +4,48 @@ import type { DatastoreConfigErrorCode } from '@netledger/datastore-config';
 import { selectDatastore, toCtlError } from './datastore-config.js';
 
 // The settings' precedence and messages are tested in @netledger/datastore-config; these are
-// netledgerctl's own rules: the -c file replaces the environment, errors are CtlErrors.
+// netledgerctl's own rules: the -c file replaces the environment, a default config file is read
+// under it, errors are CtlErrors.
+const CALICOCTL_CFG = `apiVersion: projectcalico.org/v3
+kind: CalicoAPIConfig
+metadata: {}
+spec:
+  datastoreType: etcdv3
+  etcdEndpoints: http://10.0.0.1:2379
+  etcdUsername: calico
+`;
+
 describe('selectDatastore', () => {
-  it('reads the environment without -c', () => {
-    expect(selectDatastore({ env: {} })).toEqual({ type: 'file' });
+  it('reads the environment without a config file', () => {
+    expect(selectDatastore({ env: {} })).toEqual({ config: { type: 'file' }, source: 'default' });
     expect(
       selectDatastore({ env: { DATASTORE_TYPE: 'etcdv3', ETCD_ENDPOINTS: 'http://a:2379' } }),
-    ).toEqual({ type: 'etcdv3', endpoints: 'http://a:2379' });
+    ).toEqual({ config: { type: 'etcdv3', endpoints: 'http://a:2379' }, source: 'environment' });
+  });
+
+  it('reads a default config file under the environment: a variable that is set wins', () => {
+    const file = { text: CALICOCTL_CFG, path: '/etc/calico/calicoctl.cfg', explicit: false };
+    expect(selectDatastore({ env: {}, file })).toEqual({
+      config: { type: 'etcdv3', endpoints: 'http://10.0.0.1:2379', username: 'calico' },
+      source: 'file',
+      file: '/etc/calico/calicoctl.cfg',
+    });
+    expect(
+      selectDatastore({ env: { ETCD_ENDPOINTS: 'http://10.0.0.9:2379', ETCD_USERNAME: '' }, file })
+        .config,
+    ).toEqual({ type: 'etcdv3', endpoints: 'http://10.0.0.9:2379', username: 'calico' });
+    expect(
+      selectDatastore({ env: { DATASTORE_TYPE: 'file', NETLEDGER_DATASTORE_PATH: '/s' }, file })
+        .config,
+    ).toEqual({ type: 'file', path: '/s' });
+  });
+
+  it('takes a -c file alone: the environment does not override it (as calicoctl)', () => {
+    const file = { text: CALICOCTL_CFG, path: 'c.yaml', explicit: true };
+    expect(
+      selectDatastore({ env: { DATASTORE_TYPE: 'file', ETCD_ENDPOINTS: 'http://x:1' }, file })
+        .config,
+    ).toEqual({ type: 'etcdv3', endpoints: 'http://10.0.0.1:2379', username: 'calico' });
   });
 
   it('reads a calicoctl config file (YAML or JSON) instead of the environment', () => {
@@ -26,12 +61,13 @@ spec:
       ETCD_USERNAME: 'u',
       NETLEDGER_DATASTORE_PATH: '/e',
     };
-    expect(selectDatastore({ env, configText, configPath: 'c.yaml' })).toEqual({
-      type: 'etcdv3',
-      endpoints: 'http://127.0.0.1:2379',
-    });
+    expect(
+      selectDatastore({ env, file: { text: configText, path: 'c.yaml', explicit: true } }).config,
+    ).toEqual({ type: 'etcdv3', endpoints: 'http://127.0.0.1:2379' });
     const json = JSON.stringify({ kind: 'CalicoAPIConfig', spec: { datastoreType: 'file' } });
-    expect(selectDatastore({ env, configText: json })).toEqual({ type: 'file' });
+    expect(
+      selectDatastore({ env, file: { text: json, path: 'c.json', explicit: true } }).config,
+    ).toEqual({ type: 'file' });
   });
 
   it.each([
@@ -56,7 +92,9 @@ spec:
     ],
     ['kind: CalicoAPIConfig\nspec:\n  datastoreType: etcdv3', '(spec.etcdEndpoints in c)'],
   ])('rejects a bad config file: %j', (configText, message) => {
-    expect(() => selectDatastore({ env: {}, configText, configPath: 'c' })).toThrow(
+    expect(() =>
+      selectDatastore({ env: {}, file: { text: configText, path: 'c', explicit: true } }),
+    ).toThrow(
       expect.objectContaining({ code: 'InvalidInput', message: expect.stringContaining(message) }),
     );
   });

@@ -2,28 +2,50 @@ import { stringify } from 'yaml';
 import { CtlError } from '../ctl-error.js';
 import { formatJson } from './format-json.js';
 
-/** Output formats of listing commands. */
-export type OutputFormat = 'table' | 'json' | 'yaml';
+/**
+ * Output formats (`-o`): `table` (calicoctl's `ps`, also accepted by that name), `wide` (the table
+ * with more columns), `json`, `yaml`, and `html` (`ipam show --show-blocks` only).
+ */
+export type OutputFormat = 'table' | 'wide' | 'json' | 'yaml' | 'html';
 
-/** Parses `-o`; `Usage` error for anything else. */
-export function parseOutputFormat(text: string | undefined, fallback: OutputFormat): OutputFormat {
+/** The formats most commands take. */
+const DATA_FORMATS: readonly OutputFormat[] = ['table', 'json', 'yaml'];
+
+/**
+ * Parses `-o` against the formats a command takes (`ps` is calicoctl's name for `table`);
+ * `Usage` error naming them for anything else.
+ */
+export function parseOutputFormat(
+  text: string | undefined,
+  fallback: OutputFormat,
+  allowed: readonly OutputFormat[] = DATA_FORMATS,
+): OutputFormat {
   if (text === undefined) return fallback;
-  if (text === 'table' || text === 'json' || text === 'yaml') return text;
-  throw new CtlError(
-    'Usage',
-    `unknown output format ${JSON.stringify(text)} (table, json or yaml)`,
-  );
+  const format = text === 'ps' ? 'table' : text;
+  if ((allowed as readonly string[]).includes(format)) return format as OutputFormat;
+  const names = allowed.join(', ');
+  throw new CtlError('Usage', `unknown output format ${JSON.stringify(text)} (${names})`);
 }
 
-/** Renders data as JSON or YAML (with a trailing newline), or through `table` for `table`. */
-export function renderOutput(format: OutputFormat, data: unknown, table: () => string): string {
+/**
+ * Renders data as JSON or YAML (with a trailing newline), or through `table` for `table` and
+ * `wide` (its argument says which). `html` is a command's own and is refused here.
+ */
+export function renderOutput(
+  format: OutputFormat,
+  data: unknown,
+  table: (wide: boolean) => string,
+): string {
   switch (format) {
     case 'json':
       return formatJson(data) + '\n';
     case 'yaml':
       return stringify(toYamlSafe(data));
     case 'table':
-      return table();
+    case 'wide':
+      return table(format === 'wide');
+    case 'html':
+      throw new CtlError('Usage', 'output format "html" is only for ipam show --show-blocks');
   }
 }
 

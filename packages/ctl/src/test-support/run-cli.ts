@@ -45,6 +45,8 @@ export async function runCli(
     writeFile: (p, t, mode) => writeFile(p, t, mode === undefined ? {} : { mode }),
     readStdin: async () => options.stdin ?? '',
     stderrIsTty: false,
+    // No machine's /etc/calico/calicoctl.cfg leaks into a test: a test names its own.
+    defaultConfigFiles: [],
     openDatastore: (config, o) => opener.open(config, o),
     kubernetesReaderOf: (datastore) => opener.kubernetesReaderOf(datastore),
     user,
