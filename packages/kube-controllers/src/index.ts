@@ -74,19 +74,6 @@ export {
   loadBalancerHandle,
   sharedAddressHandle,
 } from './lb-handle.js';
-export {
-  LOAD_BALANCER_CLASS,
-  isManagedLoadBalancer,
-  loadBalancerControllerOf,
-} from './lb-service-rules.js';
-export type { AssignIpsMode } from './lb-service-rules.js';
-export {
-  SERVICE_ANNOTATIONS,
-  SHARING_KEY_PATTERN,
-  serviceId,
-  slimService,
-} from './slim-service.js';
-export type { IngressEntry, ServicePort, SlimService } from './slim-service.js';
 export { computeLbPoolMetrics, createLbMetrics } from './lb-metrics.js';
 export type { LbMetrics, LbPoolMetrics, LbServiceState } from './lb-metrics.js';
 export { computePoolFigures } from './pool-figures.js';

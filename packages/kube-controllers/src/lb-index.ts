@@ -1,14 +1,8 @@
 import { loadBalancerHandle, sharedAddressHandle } from './lb-handle.js';
-import type { AssignIpsMode } from './lb-service-rules.js';
-import { isManagedLoadBalancer } from './lb-service-rules.js';
-import type { SlimService } from './slim-service.js';
-import { SERVICE_ANNOTATIONS, SHARING_KEY_PATTERN } from './slim-service.js';
-
-/** The Service's sharing key when it is a valid one (an invalid one is reported by the request check). */
-function sharingKeyOf(svc: SlimService): string | undefined {
-  const key = svc.metadata.annotations[SERVICE_ANNOTATIONS.sharingKey];
-  return key !== undefined && SHARING_KEY_PATTERN.test(key) ? key : undefined;
-}
+import type { AssignIpsMode } from '@netledger/ipam-core/load-balancer';
+import { isManagedLoadBalancer } from '@netledger/ipam-core/load-balancer';
+import type { SlimService } from '@netledger/ipam-core/load-balancer';
+import { sharingKeyOf } from './sharing-key.js';
 
 /**
  * The handle holding a managed Service's addresses: its sharing key's, else its own (Calico's

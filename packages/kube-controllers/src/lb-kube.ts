@@ -5,8 +5,8 @@ import type { Logger } from './logger.js';
 import { LIST_PAGE_SIZE } from './shared-informers.js';
 import type { ListPage, SlimInformer } from './slim-informer.js';
 import { startSlimInformer } from './slim-informer.js';
-import type { IngressEntry, SlimService } from './slim-service.js';
-import { slimService } from './slim-service.js';
+import type { IngressEntry, SlimService } from '@netledger/ipam-core/load-balancer';
+import { slimService } from '@netledger/ipam-core/load-balancer';
 
 /** Starts the informer over every Service, reduced to {@link SlimService}s. */
 export function startServiceInformer(kube: KubeApis, logger: Logger): SlimInformer<SlimService> {

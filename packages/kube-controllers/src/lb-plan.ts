@@ -1,7 +1,7 @@
 import { cidrContainsIp, compareIps, parseIp } from '@netledger/accounting';
 import type { IpFamily, LbPool, LoadBalancerRequest } from './lb-request.js';
 import { familyOf } from './lb-request.js';
-import type { SlimService } from './slim-service.js';
+import type { SlimService } from '@netledger/ipam-core/load-balancer';
 
 /** A managed Service with its validated request: one holder of a handle's addresses. */
 export interface Member {

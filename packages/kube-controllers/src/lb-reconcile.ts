@@ -15,8 +15,8 @@ import type { IpFamily } from './lb-request.js';
 import { parseLoadBalancerRequest } from './lb-request.js';
 import type { LbState } from './lb-state.js';
 import type { Logger } from './logger.js';
-import type { SlimService } from './slim-service.js';
-import { serviceId } from './slim-service.js';
+import type { SlimService } from '@netledger/ipam-core/load-balancer';
+import { serviceId } from './service-id.js';
 
 /** The virtual host LoadBalancer addresses are assigned on (affinity `virtual:load-balancer`). */
 export const LOAD_BALANCER_HOST = 'load-balancer';

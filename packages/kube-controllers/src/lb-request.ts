@@ -1,7 +1,8 @@
 import { cidrContainsIp, formatCidr, formatIp, parseCidr, parseIp } from '@netledger/accounting';
 import type { Cidr } from '@netledger/accounting';
-import type { SlimService } from './slim-service.js';
-import { SERVICE_ANNOTATIONS, SHARING_KEY_PATTERN } from './slim-service.js';
+import type { SlimService } from '@netledger/ipam-core/load-balancer';
+import { SERVICE_ANNOTATIONS } from '@netledger/ipam-core/load-balancer';
+import { SHARING_KEY_PATTERN } from './sharing-key.js';
 
 /** A Service's IP family, as `spec.ipFamilies` names it. */
 export type IpFamily = 'IPv4' | 'IPv6';

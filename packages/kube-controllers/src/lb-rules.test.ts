@@ -6,13 +6,8 @@ import { admitMembers, desireOf, planAddresses } from './lb-plan.js';
 import type { Member } from './lb-plan.js';
 import type { LbPool } from './lb-request.js';
 import { parseLoadBalancerRequest } from './lb-request.js';
-import {
-  LOAD_BALANCER_CLASS,
-  isManagedLoadBalancer,
-  loadBalancerControllerOf,
-} from './lb-service-rules.js';
 import { lbPoolOf } from './lb-state.js';
-import { SERVICE_ANNOTATIONS, slimService } from './slim-service.js';
+import { SERVICE_ANNOTATIONS } from '@netledger/ipam-core/load-balancer';
 import type { ServiceSpec } from './test-lb-rig.js';
 import { service } from './test-lb-rig.js';
 
@@ -48,94 +43,6 @@ describe('loadBalancerHandle', () => {
       sharedAddressHandle({ namespace: 'ns', sharingKey: 'K' }),
     );
     expect(sharedAddressHandle({ namespace: 'ns', sharingKey: 'k' })).toMatch(/^lb-[A-Za-z0-9]+$/);
-  });
-});
-
-describe('slimService', () => {
-  it('keeps the fields and annotations the controller reads, and the ingress entries whole', () => {
-    const s = slimService({
-      metadata: {
-        name: 'web',
-        namespace: 'ns',
-        uid: 'u1',
-        resourceVersion: '7',
-        creationTimestamp: new Date('2026-01-01T00:00:00Z'),
-        annotations: { [SERVICE_ANNOTATIONS.sharingKey]: 'k', 'kubectl.kubernetes.io/x': 'big' },
-      },
-      spec: {
-        type: 'LoadBalancer',
-        ipFamilies: ['IPv4'],
-        ipFamilyPolicy: 'SingleStack',
-        ports: [{ port: 80 }, { port: 53, protocol: 'UDP' }],
-      },
-      status: { loadBalancer: { ingress: [{ ip: '10.0.0.1', ipMode: 'VIP' }, { hostname: 'h' }] } },
-    });
-    expect(s).toEqual({
-      metadata: {
-        name: 'web',
-        namespace: 'ns',
-        uid: 'u1',
-        resourceVersion: '7',
-        creationTimestamp: '2026-01-01T00:00:00.000Z',
-        annotations: { [SERVICE_ANNOTATIONS.sharingKey]: 'k' },
-      },
-      type: 'LoadBalancer',
-      loadBalancerClass: undefined,
-      loadBalancerIp: '',
-      ipFamilies: ['IPv4'],
-      ipFamilyPolicy: 'SingleStack',
-      ports: [
-        { protocol: 'TCP', port: 80 },
-        { protocol: 'UDP', port: 53 },
-      ],
-      ingress: [{ ip: '10.0.0.1', ipMode: 'VIP' }, { hostname: 'h' }],
-    });
-  });
-});
-
-describe('isManagedLoadBalancer', () => {
-  it.each<[string, ServiceSpec, boolean, boolean]>([
-    ['a LoadBalancer without class', { name: 's' }, true, false],
-    ['a ClusterIP Service', { name: 's', type: 'ClusterIP' }, false, false],
-    ['another class', { name: 's', loadBalancerClass: 'example.com/lb' }, false, false],
-    ['our class', { name: 's', loadBalancerClass: LOAD_BALANCER_CLASS }, true, true],
-    [
-      'a pool annotation',
-      { name: 's', annotations: { [SERVICE_ANNOTATIONS.ipv4Pools]: '["a"]' } },
-      true,
-      true,
-    ],
-    ['spec.loadBalancerIP', { name: 's', loadBalancerIp: '10.0.0.1' }, true, true],
-    [
-      'a sharing key',
-      { name: 's', annotations: { [SERVICE_ANNOTATIONS.sharingKey]: 'k' } },
-      true,
-      true,
-    ],
-  ])('%s: AllServices %s, RequestedServicesOnly %s', (_what, spec, all, requested) => {
-    const s = service(spec);
-    expect(isManagedLoadBalancer(s, 'AllServices')).toBe(all);
-    expect(isManagedLoadBalancer(s, 'RequestedServicesOnly')).toBe(requested);
-  });
-
-  it.each([
-    [{}, undefined],
-    [{ controllers: { node: {} } }, undefined],
-    [{ controllers: { loadBalancer: {} } }, { assignIps: 'AllServices' }],
-    [
-      { controllers: { loadBalancer: { assignIPs: 'RequestedServicesOnly' } } },
-      { assignIps: 'RequestedServicesOnly' },
-    ],
-  ])('loadBalancerControllerOf(%j) is %j', (spec, want) => {
-    expect(loadBalancerControllerOf(spec)).toEqual(want);
-  });
-
-  it('refuses a bad assignIPs, naming the field', () => {
-    expect(() =>
-      loadBalancerControllerOf({ controllers: { loadBalancer: { assignIPs: 'Some' } } }),
-    ).toThrow(
-      'spec.controllers.loadBalancer.assignIPs must be AllServices or RequestedServicesOnly, got "Some"',
-    );
   });
 });
 

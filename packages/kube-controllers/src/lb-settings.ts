@@ -1,4 +1,4 @@
-import type { AssignIpsMode } from './lb-service-rules.js';
+import type { AssignIpsMode } from '@netledger/ipam-core/load-balancer';
 
 /**
  * When the LoadBalancer controller runs: `auto` once an IP pool allows `LoadBalancer` use (until

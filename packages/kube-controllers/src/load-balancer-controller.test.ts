@@ -4,13 +4,13 @@ import type { Datastore, IpamClient } from '@netledger/ipam-core';
 import { Registry } from 'prom-client';
 import { blockAllocations } from '@netledger/ipam-core/block';
 import { loadBalancerHandle, sharedAddressHandle } from './lb-handle.js';
-import { LOAD_BALANCER_CLASS } from './lb-service-rules.js';
+import { LOAD_BALANCER_CLASS } from '@netledger/ipam-core/load-balancer';
 import { loadBalancerSettings } from './lb-settings.js';
 import type { LoadBalancerSettings } from './lb-settings.js';
 import { createLoadBalancerController } from './load-balancer-controller.js';
 import type { LoadBalancerController } from './load-balancer-controller.js';
 import type { LogFields, Logger } from './logger.js';
-import { SERVICE_ANNOTATIONS } from './slim-service.js';
+import { SERVICE_ANNOTATIONS } from '@netledger/ipam-core/load-balancer';
 import type { LbRig, ServiceSpec } from './test-lb-rig.js';
 import { createLbRig, service } from './test-lb-rig.js';
 

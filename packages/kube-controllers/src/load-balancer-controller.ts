@@ -14,8 +14,9 @@ import { LB_STORE_KINDS, LbState } from './lb-state.js';
 import type { Logger } from './logger.js';
 import { errorText, withLogFields } from './logger.js';
 import type { SlimInformer } from './slim-informer.js';
-import type { SlimService } from './slim-service.js';
-import { serviceId, slimService } from './slim-service.js';
+import type { SlimService } from '@netledger/ipam-core/load-balancer';
+import { serviceId } from './service-id.js';
+import { slimService } from '@netledger/ipam-core/load-balancer';
 import type { StoreReflector } from './store-reflector.js';
 import { startStoreReflector } from './store-reflector.js';
 

@@ -18,7 +18,7 @@ import { loadBalancerSettings } from './lb-settings.js';
 import { createLoadBalancerController } from './load-balancer-controller.js';
 import type { LoadBalancerController } from './load-balancer-controller.js';
 import type { LogFields, Logger } from './logger.js';
-import { SERVICE_ANNOTATIONS } from './slim-service.js';
+import { SERVICE_ANNOTATIONS } from '@netledger/ipam-core/load-balancer';
 import { createNamespace } from './test-kube.js';
 import { openStore, storeTargets } from './test-stores.js';
 

@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
 import { DurationSyntaxError, parseDuration } from './duration.js';
 import { DEFAULT_LEAK_GRACE_PERIOD_MS } from './gc-settings.js';
-import type { AssignIpsMode } from './lb-service-rules.js';
-import { loadBalancerControllerOf } from './lb-service-rules.js';
+import type { AssignIpsMode } from '@netledger/ipam-core/load-balancer';
+import { loadBalancerControllerOf } from '@netledger/ipam-core/load-balancer';
 import type { LoadBalancerMode } from './lb-settings.js';
 import type { LogLevel } from './logger.js';
 import { isLogLevel } from './logger.js';

@@ -8,7 +8,7 @@ import type { ControllerContext, SharedInformers } from './controller.js';
 import type { KubeApis } from './kube-client.js';
 import type { LbKubeWriter, ServiceEvent } from './lb-kube.js';
 import type { Logger } from './logger.js';
-import type { IngressEntry, SlimService } from './slim-service.js';
+import type { IngressEntry, SlimService } from '@netledger/ipam-core/load-balancer';
 import type { FakeInformer } from './test-fake-context.js';
 import { createFakeInformer } from './test-fake-context.js';
 

@@ -1,5 +1,3 @@
-import type { SlimMeta } from './slim-pod.js';
-
 /** One `spec.ports` entry as the sharing rules compare them: protocol and port. */
 export interface ServicePort {
   readonly protocol: string;
@@ -10,12 +8,15 @@ export interface ServicePort {
 export type IngressEntry = Readonly<Record<string, unknown>> & { readonly ip?: string };
 
 /**
- * The fields of a Service the LoadBalancer controller reads, kept instead of the whole object:
- * the annotations are reduced to the ones it interprets.
+ * The fields of a Kubernetes Service that the LoadBalancer rules read, kept instead of the whole
+ * object: the annotations are reduced to the ones they interpret.
  */
 export interface SlimService {
-  readonly metadata: SlimMeta & {
+  readonly metadata: {
+    readonly name: string;
     readonly namespace: string;
+    readonly uid: string;
+    readonly resourceVersion?: string;
     readonly creationTimestamp: string;
     /** Only the annotations in {@link SERVICE_ANNOTATIONS}. */
     readonly annotations: Readonly<Record<string, string>>;
@@ -41,9 +42,6 @@ export const SERVICE_ANNOTATIONS = {
   sharingKey: 'netledger.io/sharing-key',
 } as const;
 
-/** What a sharing key may be: a label value (1-63 letters, digits, `-`, `_`, `.`; alphanumeric ends). */
-export const SHARING_KEY_PATTERN = /^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
-
 const KEPT = new Set<string>(Object.values(SERVICE_ANNOTATIONS));
 
 type Json = Record<string, unknown>;
@@ -52,7 +50,10 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const time = (v: unknown): string =>
   v instanceof Date ? v.toISOString() : typeof v === 'string' ? v : '';
 
-/** Reduces a Service (raw JSON or client-node's V1Service: the same field names) to a {@link SlimService}. */
+/**
+ * Reduces a Service (raw JSON or client-node's V1Service: the same field names) to a
+ * {@link SlimService}. Never throws: a missing or mistyped field reads as empty.
+ */
 export function slimService(service: unknown): SlimService {
   const s = obj(service);
   const m = obj(s.metadata);
@@ -93,8 +94,3 @@ export function slimService(service: unknown): SlimService {
       : [],
   };
 }
-
-/** `namespace/name`: how the controller keys Services. */
-export const serviceId = (svc: {
-  readonly metadata: { readonly name: string; readonly namespace?: string };
-}): string => `${svc.metadata.namespace ?? ''}/${svc.metadata.name}`;
