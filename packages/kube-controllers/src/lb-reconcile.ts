@@ -1,5 +1,5 @@
 import type { IpamClient } from '@netledger/ipam-core';
-import { isIpamError } from '@netledger/ipam-core';
+import { goUtcTimestamp, isIpamError } from '@netledger/ipam-core';
 import { cidrContainsIp, parseIp } from '@netledger/accounting';
 import type { LbKubeWriter, ServiceEvent } from './lb-kube.js';
 import type { LbMetrics, LbServiceState } from './lb-metrics.js';
@@ -65,19 +65,6 @@ export interface LbReconcileOutcome {
 }
 
 const stripMask = (cidr: string): string => cidr.split('/')[0]!;
-const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
-
-/** Go's `time.Now().UTC().String()`, zeros trimmed: Calico's `timestamp` attribute. */
-function goUtcTimestamp(ms: number): string {
-  const d = new Date(ms);
-  const frac = pad(d.getUTCMilliseconds(), 3).replace(/0+$/, '');
-  return (
-    `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ` +
-    `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}` +
-    `${frac === '' ? '' : `.${frac}`} +0000 UTC`
-  );
-}
-
 const ingressIps = (svc: SlimService): string[] =>
   svc.ingress.map((e) => e.ip).filter((ip): ip is string => ip !== undefined);
 
