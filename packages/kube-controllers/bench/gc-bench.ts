@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { createIpamClient, createMemoryDatastore } from '@netledger/ipam-core';
 import type { AllocationAttribute, AllocationBlock, Datastore } from '@netledger/ipam-core';
 import { GC_STORE_KINDS, applyStoreChange } from '../src/gc/apply-store-change.js';
-import { runGcPass } from '../src/gc/gc-pass.js';
+import { runGcPass } from '../src/gc/pass/gc-pass.js';
 import { ipamGcSettings } from '../src/gc/gc-settings.js';
 import { GcState } from '../src/gc/gc-state.js';
 import { createIpamGcController } from '../src/gc/ipam-gc-controller.js';

@@ -115,15 +115,15 @@ export type {
   OrphanHandlePlan,
   PlanEmptyBlocksOptions,
 } from './gc/plan-blocks.js';
-export { runGcPass } from './gc/gc-pass.js';
+export { runGcPass } from './gc/pass/gc-pass.js';
+export type { GcPassReport } from './gc/pass/gc-pass.js';
 export type {
   GcOperation,
   GcPassContext,
   GcPassObserver,
-  GcPassReport,
   GcPorts,
   LiveLookups,
-} from './gc/gc-pass.js';
+} from './gc/pass/gc-pass-context.js';
 export { NO_AFFINITY, UNKNOWN_NODE, computeIpamMetrics } from './gc/ipam-metrics-model.js';
 export type { IpamMetricsSnapshot, PoolMetrics, PoolNodeValues } from './gc/ipam-metrics-model.js';
 export { createItemBackoff } from './manager/item-backoff.js';

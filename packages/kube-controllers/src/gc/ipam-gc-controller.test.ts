@@ -1,14 +1,14 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createIpamClient, createMemoryDatastore } from '@netledger/ipam-core';
 import type { Datastore, IpamClient } from '@netledger/ipam-core';
-import type { GcPassReport } from './gc-pass.js';
+import type { GcPassReport } from './pass/gc-pass.js';
 import { ipamGcSettings } from './gc-settings.js';
 import { createIpamGcController } from './ipam-gc-controller.js';
 import type { IpamGcController } from './ipam-gc-controller.js';
 import { silentLogger } from '../logger.js';
 import { createFakeContext } from '../manager/test-fake-context.js';
 import { nextEvent } from '../kube/test-kube.js';
-import { pod } from './test-gc-harness.js';
+import { pod } from './pass/test-gc-harness.js';
 
 // The event loop on the memory store (its real watch) with hand-fed informers and real timers.
 let ds: Datastore;

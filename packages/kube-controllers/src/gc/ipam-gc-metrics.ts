@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram } from 'prom-client';
 import type { Registry } from 'prom-client';
-import type { GcOperation } from './gc-pass.js';
+import type { GcOperation } from './pass/gc-pass-context.js';
 import type { IpamMetricsSnapshot, PoolMetrics, PoolNodeValues } from './ipam-metrics-model.js';
 import { UNKNOWN_NODE } from './ipam-metrics-model.js';
 

@@ -9,7 +9,7 @@ import { startKubeApiserver } from '@netledger/testkit';
 import type { KubeApiserverFixture } from '@netledger/testkit';
 import { startControllerManager } from '../manager/controller-manager.js';
 import type { ControllerManager } from '../manager/controller-manager.js';
-import type { GcPassReport } from './gc-pass.js';
+import type { GcPassReport } from './pass/gc-pass.js';
 import { ipamGcSettings } from './gc-settings.js';
 import { createIpamGcController } from './ipam-gc-controller.js';
 import type { IpamGcController } from './ipam-gc-controller.js';

@@ -3,17 +3,18 @@
 import type { VmLookup } from '@netledger/accounting';
 import { createIpamClient, createMemoryDatastore } from '@netledger/ipam-core';
 import type { Datastore, DatastoreKey, IpamClient } from '@netledger/ipam-core';
-import { GC_STORE_KINDS, applyStoreChange } from './apply-store-change.js';
-import type { GcPorts, GcPassReport, LiveLookups } from './gc-pass.js';
+import { GC_STORE_KINDS, applyStoreChange } from '../apply-store-change.js';
+import type { GcPorts, LiveLookups } from './gc-pass-context.js';
+import type { GcPassReport } from './gc-pass.js';
 import { runGcPass } from './gc-pass.js';
-import { ipamGcSettings } from './gc-settings.js';
-import type { IpamGcSettings } from './gc-settings.js';
-import { GcState } from './gc-state.js';
-import { createItemBackoff } from '../manager/item-backoff.js';
-import type { ItemBackoff } from '../manager/item-backoff.js';
-import type { LogFields, LogLevel, Logger } from '../logger.js';
-import type { SlimPod } from '../kube/slim-pod.js';
-import { findStateProblems } from './state-consistency.js';
+import { ipamGcSettings } from '../gc-settings.js';
+import type { IpamGcSettings } from '../gc-settings.js';
+import { GcState } from '../gc-state.js';
+import { createItemBackoff } from '../../manager/item-backoff.js';
+import type { ItemBackoff } from '../../manager/item-backoff.js';
+import type { LogFields, LogLevel, Logger } from '../../logger.js';
+import type { SlimPod } from '../../kube/slim-pod.js';
+import { findStateProblems } from '../state-consistency.js';
 
 export const MINUTE = 60_000;
 
