@@ -1,10 +1,11 @@
 import { cidrContainsCidr, parseCidr } from '@netledger/accounting';
 import { blockAllocations } from '@netledger/ipam-core/block';
-import { Counter, Gauge } from 'prom-client';
 import type { Registry } from 'prom-client';
 import type { LbState } from './lb-state.js';
 import type { PoolFigures } from '../metrics/pool-figures.js';
 import { computePoolFigures } from '../metrics/pool-figures.js';
+import type { MetricTable } from '../metrics/register-metrics.js';
+import { registerMetrics, resetMetrics } from '../metrics/register-metrics.js';
 
 /** Where a managed Service stands: addressed, waiting (no pool, exhausted, not leader yet), refused, or invalid. */
 export type LbServiceState = 'assigned' | 'pending' | 'refused' | 'invalid';
@@ -62,6 +63,77 @@ export interface LbMetrics {
   error(operation: string): void;
 }
 
+const POOL = ['ippool'] as const;
+
+// Recomputed (reset, then set) at every update.
+const POOL_GAUGES = {
+  size: {
+    kind: 'gauge',
+    name: 'ipam_loadbalancer_ippool_size',
+    help: 'Total number of addresses in the LoadBalancer IP pool.',
+    labels: POOL,
+  },
+  reserved: {
+    kind: 'gauge',
+    name: 'ipam_loadbalancer_ippool_reserved',
+    help: 'Addresses of the LoadBalancer IP pool that an IPReservation covers.',
+    labels: POOL,
+  },
+  available: {
+    kind: 'gauge',
+    name: 'ipam_loadbalancer_ippool_available',
+    help: 'Addresses of the LoadBalancer IP pool that can still be assigned: neither allocated (cooling-down addresses count as allocated) nor reserved.',
+    labels: POOL,
+  },
+  freeBlocks: {
+    kind: 'gauge',
+    name: 'ipam_loadbalancer_ippool_free_blocks',
+    help: 'Blocks of the LoadBalancer IP pool not claimed yet.',
+    labels: POOL,
+  },
+  inUse: {
+    kind: 'gauge',
+    name: 'ipam_loadbalancer_allocations_in_use',
+    help: 'Addresses of the LoadBalancer IP pool currently allocated (to Services).',
+    labels: POOL,
+  },
+  blocks: {
+    kind: 'gauge',
+    name: 'ipam_loadbalancer_blocks',
+    help: 'IPAM blocks of the LoadBalancer IP pool.',
+    labels: POOL,
+  },
+} as const satisfies MetricTable;
+
+const LB_METRICS = {
+  services: {
+    kind: 'gauge',
+    name: 'ipam_loadbalancer_services',
+    help: 'Managed LoadBalancer Services by state: assigned (every requested family has its address), pending, refused (sharing key clash), invalid (bad annotations).',
+    labels: ['state'],
+  },
+  assignments: {
+    kind: 'counter',
+    name: 'ipam_loadbalancer_assignments_total',
+    help: 'LoadBalancer addresses assigned, by IP family.',
+    labels: ['family'],
+  },
+  releases: {
+    kind: 'counter',
+    name: 'ipam_loadbalancer_releases_total',
+    help: 'LoadBalancer addresses released, by reason.',
+    labels: ['reason'],
+  },
+  errors: {
+    kind: 'counter',
+    name: 'ipam_loadbalancer_errors_total',
+    help: 'LoadBalancer controller writes that failed (each is retried with backoff), by operation.',
+    labels: ['operation'],
+  },
+} as const satisfies MetricTable;
+
+const SERVICE_STATES = ['assigned', 'pending', 'refused', 'invalid'] as const;
+
 /**
  * Registers the LoadBalancer controller's metrics: per LoadBalancer pool (label `ippool`)
  * `ipam_loadbalancer_ippool_size`, `_reserved`, `_available`, `_free_blocks`,
@@ -72,68 +144,17 @@ export interface LbMetrics {
  * leaves no series.
  */
 export function createLbMetrics(registry: Registry): LbMetrics {
-  const registers = [registry];
-  const perPool = (name: string, help: string) =>
-    new Gauge({ name, help, labelNames: ['ippool'] as const, registers });
-  const size = perPool(
-    'ipam_loadbalancer_ippool_size',
-    'Total number of addresses in the LoadBalancer IP pool.',
-  );
-  const reserved = perPool(
-    'ipam_loadbalancer_ippool_reserved',
-    'Addresses of the LoadBalancer IP pool that an IPReservation covers.',
-  );
-  const available = perPool(
-    'ipam_loadbalancer_ippool_available',
-    'Addresses of the LoadBalancer IP pool that can still be assigned: neither allocated (cooling-down addresses count as allocated) nor reserved.',
-  );
-  const freeBlocks = perPool(
-    'ipam_loadbalancer_ippool_free_blocks',
-    'Blocks of the LoadBalancer IP pool not claimed yet.',
-  );
-  const inUse = perPool(
-    'ipam_loadbalancer_allocations_in_use',
-    'Addresses of the LoadBalancer IP pool currently allocated (to Services).',
-  );
-  const blocks = perPool('ipam_loadbalancer_blocks', 'IPAM blocks of the LoadBalancer IP pool.');
-  const services = new Gauge({
-    name: 'ipam_loadbalancer_services',
-    help: 'Managed LoadBalancer Services by state: assigned (every requested family has its address), pending, refused (sharing key clash), invalid (bad annotations).',
-    labelNames: ['state'] as const,
-    registers,
-  });
-  const assignments = new Counter({
-    name: 'ipam_loadbalancer_assignments_total',
-    help: 'LoadBalancer addresses assigned, by IP family.',
-    labelNames: ['family'] as const,
-    registers,
-  });
-  const releases = new Counter({
-    name: 'ipam_loadbalancer_releases_total',
-    help: 'LoadBalancer addresses released, by reason.',
-    labelNames: ['reason'] as const,
-    registers,
-  });
-  const errors = new Counter({
-    name: 'ipam_loadbalancer_errors_total',
-    help: 'LoadBalancer controller writes that failed (each is retried with backoff), by operation.',
-    labelNames: ['operation'] as const,
-    registers,
-  });
+  const gauges = registerMetrics(registry, POOL_GAUGES);
+  const { services, assignments, releases, errors } = registerMetrics(registry, LB_METRICS);
   return {
     update(pools, counts) {
-      for (const g of [size, reserved, available, freeBlocks, inUse, blocks]) g.reset();
+      resetMetrics(gauges);
       for (const p of pools) {
         const ippool = p.name;
-        size.set({ ippool }, p.size);
-        reserved.set({ ippool }, p.reserved);
-        available.set({ ippool }, p.available);
-        freeBlocks.set({ ippool }, p.freeBlocks);
-        inUse.set({ ippool }, p.inUse);
-        blocks.set({ ippool }, p.blocks);
+        for (const key of Object.keys(POOL_GAUGES) as (keyof typeof POOL_GAUGES)[])
+          gauges[key].set({ ippool }, p[key]);
       }
-      for (const state of ['assigned', 'pending', 'refused', 'invalid'] as const)
-        services.set({ state }, counts.get(state) ?? 0);
+      for (const state of SERVICE_STATES) services.set({ state }, counts.get(state) ?? 0);
     },
     assigned: (family) => assignments.inc({ family }),
     released: (reason) => releases.inc({ reason }),
