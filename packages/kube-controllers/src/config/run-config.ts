@@ -8,7 +8,7 @@ import type { LogLevel } from '../logger.js';
 import { isLogLevel } from '../logger.js';
 
 /** Calico's metrics port. */
-export const DEFAULT_METRICS_PORT = 9094;
+const DEFAULT_METRICS_PORT = 9094;
 
 /** A configuration error, naming the flag, variable or resource field at fault. */
 export class RunConfigError extends Error {

@@ -13,9 +13,6 @@ export const GC_STORE_KINDS = [
   'IPAMBlock',
 ] as const satisfies readonly Kind[];
 
-/** A kind the GC follows. */
-export type GcStoreKind = (typeof GC_STORE_KINDS)[number];
-
 /** Applies one datastore change to the GC state. Kinds the GC does not follow are ignored. */
 export function applyStoreChange(state: GcState, change: StoreChange): void {
   if (change.type === 'delete') {

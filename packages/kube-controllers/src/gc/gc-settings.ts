@@ -27,7 +27,7 @@ export interface IpamGcSettings {
 export const DEFAULT_LEAK_GRACE_PERIOD_MS = 15 * 60_000;
 
 /** The full-scan interval Calico derives from a grace period (half of it, 5 min without one). */
-export function fullScanIntervalFor(leakGracePeriodMs: number | null): number {
+function fullScanIntervalFor(leakGracePeriodMs: number | null): number {
   return leakGracePeriodMs !== null && leakGracePeriodMs > 0 ? leakGracePeriodMs / 2 : 5 * 60_000;
 }
 
@@ -53,7 +53,7 @@ export function ipamGcSettings(overrides: Partial<IpamGcSettings> = {}): IpamGcS
 }
 
 /** Every problem of a settings object, as messages naming the setting (empty when valid). */
-export function validateIpamGcSettings(s: IpamGcSettings): string[] {
+function validateIpamGcSettings(s: IpamGcSettings): string[] {
   const problems: string[] = [];
   const nonNegative = (name: string, v: number): void => {
     if (!Number.isFinite(v) || v < 0) problems.push(`${name} must be >= 0, got ${v}`);

@@ -5,10 +5,10 @@ import { computePoolFigures } from '../metrics/pool-figures.js';
 /** Calico's label for allocations without a `node` attribute. */
 export const UNKNOWN_NODE = 'unknown_node';
 /** Calico's label for blocks without a `host:` affinity. */
-export const NO_AFFINITY = 'no_affinity';
+const NO_AFFINITY = 'no_affinity';
 
 /** Per-node values of one pool's gauges. */
-export interface PoolNodeValues {
+interface PoolNodeValues {
   readonly inUse: ReadonlyMap<string, number>;
   readonly borrowed: ReadonlyMap<string, number>;
   readonly blocks: ReadonlyMap<string, number>;

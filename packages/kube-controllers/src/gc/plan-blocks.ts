@@ -2,13 +2,13 @@ import type { DatastoreKey } from '@netledger/ipam-core';
 import type { GcState } from './gc-state.js';
 
 /** A block becomes reclaimable from a node's floor in a full pool only this long after its claim. */
-export const MIN_RECLAIM_AGE_MS = 60_000;
+const MIN_RECLAIM_AGE_MS = 60_000;
 
 /** Why an empty block's affinity is released. */
-export type EmptyBlockReason = 'empty-past-grace-period' | 'pool-full';
+type EmptyBlockReason = 'empty-past-grace-period' | 'pool-full';
 
 /** An empty block whose affinity is to be released. */
-export interface EmptyBlockRelease {
+interface EmptyBlockRelease {
   readonly cidr: string;
   readonly node: string;
   readonly reason: EmptyBlockReason;
@@ -34,7 +34,7 @@ export interface PlanEmptyBlocksOptions {
  * Whether every block of a pool has been carved out (no new block can be claimed in it). IPv6
  * pools practically never are; counts are bigints.
  */
-export function isPoolFull(state: GcState, poolName: string): boolean {
+function isPoolFull(state: GcState, poolName: string): boolean {
   const pool = state.pools.get(poolName);
   if (!pool) return false;
   const capacity = 1n << BigInt(Math.max(0, pool.blockSize - pool.cidr.prefix));

@@ -98,7 +98,7 @@ export function slimNode(node: unknown): SlimNode {
 }
 
 /** The leak predicate's view of a pod. */
-export function podFactsOf(pod: SlimPod): PodFacts {
+function podFactsOf(pod: SlimPod): PodFacts {
   return {
     nodeName: pod.nodeName,
     podIp: pod.podIp,

@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 const MAX_HANDLE_LENGTH = 253;
 
 /** The prefix of every LoadBalancer handle (Calico's). */
-export const LOAD_BALANCER_HANDLE_PREFIX = 'lb-';
+const LOAD_BALANCER_HANDLE_PREFIX = 'lb-';
 
 function hashedHandle(text: string): string {
   const hash = createHash('sha256').update(text).digest('base64url').replace(/[-_.]/g, '');

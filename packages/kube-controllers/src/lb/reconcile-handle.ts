@@ -19,7 +19,7 @@ import type { SlimService } from '@netledger/ipam-core/load-balancer';
 import { serviceId } from './service-id.js';
 
 /** The virtual host LoadBalancer addresses are assigned on (affinity `virtual:load-balancer`). */
-export const LOAD_BALANCER_HOST = 'load-balancer';
+const LOAD_BALANCER_HOST = 'load-balancer';
 
 /** A handle could not be judged safely yet (a Service the informer has not caught up with): retry later. */
 export class LbRetryLater extends Error {

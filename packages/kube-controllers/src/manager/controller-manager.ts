@@ -13,7 +13,7 @@ import { errorText } from '../logger.js';
 import { createSharedInformers } from '../kube/shared-informers.js';
 
 /** Leader election settings. */
-export interface LeaderElectionOptions {
+interface LeaderElectionOptions {
   readonly namespace: string;
   readonly name: string;
   /** Default: the hostname (the pod name) and a random suffix. */

@@ -32,7 +32,7 @@ export interface GcPorts {
 }
 
 /** Observers of a pass (metrics). */
-export interface GcPassObserver {
+interface GcPassObserver {
   reclaimed?(t: TrackedAllocation, pool: string): void;
   nodeCleaned?(node: string): void;
   error?(operation: GcOperation): void;
