@@ -15,7 +15,7 @@ import type {
   KVPair,
   Node,
 } from '@netledger/ipam-core';
-import type { AllocationKind } from '@netledger/ipam-core/block';
+import type { AllocationKind, BlockAllocation } from '@netledger/ipam-core/block';
 import { kubernetesNodeOf } from './node-mapping.js';
 import type { KubernetesNodeRef } from './node-mapping.js';
 
@@ -172,6 +172,15 @@ export class GcState {
       this.forgetBlock(cidr);
       return;
     }
+    const earliest = this.applyAllocations(cidr, block);
+    this.applyBlockInfo(kv, earliest);
+  }
+
+  /**
+   * Tracks the block's handle-bearing allocations (keeping what is known of unchanged ones) and
+   * drops those gone. Returns the earliest release time among its cooling-down addresses.
+   */
+  private applyAllocations(cidr: string, block: AllocationBlock): number | null {
     const old = this.allocationsByBlock.get(cidr);
     const next = new Map<string, TrackedAllocation>();
     let earliest: number | null = null;
@@ -198,33 +207,50 @@ export class GcState {
         next.set(id, known);
         continue;
       }
-      const tracked: TrackedAllocation = {
-        id,
-        ip: a.ip,
-        handle,
-        blockCidr: cidr,
-        attrs: a.attrs,
-        node: a.node,
-        kind: a.kind,
-        sequenceNumber: a.sequenceNumber,
-        leakedAtMs: null,
-        confirmedLeak: false,
-        reason: undefined,
-        observedPodUid: undefined,
-        releaseRequested: false,
-      };
-      this.allocations.set(id, tracked);
-      if (tracked.node !== undefined) {
-        addTo(this.allocationsByNode, tracked.node, [id, tracked]);
-        this.dirtyNodes.add(tracked.node);
-      }
-      addTo(this.allocationsByHandle, handle, [id, tracked]);
-      next.set(id, tracked);
+      next.set(id, this.track({ id, handle, blockCidr: cidr, allocation: a }));
     }
     if (old) for (const [id, t] of old) if (!next.has(id)) this.dropAllocation(t);
     if (next.size > 0) this.allocationsByBlock.set(cidr, next);
     else this.allocationsByBlock.delete(cidr);
+    return earliest;
+  }
 
+  /** Starts tracking a new allocation in every index; its node is to be judged. */
+  private track(args: {
+    id: string;
+    handle: string;
+    blockCidr: string;
+    allocation: BlockAllocation;
+  }): TrackedAllocation {
+    const { id, handle, blockCidr, allocation: a } = args;
+    const tracked: TrackedAllocation = {
+      id,
+      ip: a.ip,
+      handle,
+      blockCidr,
+      attrs: a.attrs,
+      node: a.node,
+      kind: a.kind,
+      sequenceNumber: a.sequenceNumber,
+      leakedAtMs: null,
+      confirmedLeak: false,
+      reason: undefined,
+      observedPodUid: undefined,
+      releaseRequested: false,
+    };
+    this.allocations.set(id, tracked);
+    if (tracked.node !== undefined) {
+      addTo(this.allocationsByNode, tracked.node, [id, tracked]);
+      this.dirtyNodes.add(tracked.node);
+    }
+    addTo(this.allocationsByHandle, handle, [id, tracked]);
+    return tracked;
+  }
+
+  /** Records the block's summary and re-indexes it by pool, node, emptiness and cooldown. */
+  private applyBlockInfo(kv: KVPair<'IPAMBlock'>, earliest: number | null): void {
+    const block = kv.value;
+    const cidr = kv.key.cidr;
     const previous = this.blocks.get(cidr);
     const owner = parseAffinity(block.affinity);
     const affinityHost = owner?.type === 'host' ? owner.host : undefined;

@@ -9,6 +9,13 @@ import type { GcState } from './gc-state.js';
 export function findStateProblems(state: GcState): string[] {
   const problems: string[] = [];
   const p = (m: string): void => void problems.push(m);
+  allocationProblems(state, p);
+  blockProblems(state, p);
+  return problems;
+}
+
+/** Disagreements about allocations: their own maps, the allocation indexes, confirmed leaks. */
+function allocationProblems(state: GcState, p: (problem: string) => void): void {
   for (const [id, t] of state.allocations) {
     if (t.id !== id) p(`allocation ${id} is stored as ${t.id}`);
     if (!state.blocks.has(t.blockCidr)) p(`allocation ${id} is in unknown block ${t.blockCidr}`);
@@ -57,6 +64,10 @@ export function findStateProblems(state: GcState): string[] {
     if (state.allocations.get(id) !== t || !t.confirmedLeak)
       p(`confirmedLeaks holds ${id}, not a tracked confirmed leak`);
   }
+}
+
+/** Disagreements about blocks: the node, pool, empty-block, cold-block and timer maps; handles. */
+function blockProblems(state: GcState, p: (problem: string) => void): void {
   for (const [node, cidrs] of state.blocksByNode) {
     if (cidrs.size === 0) p(`blocksByNode[${node}] is an empty entry`);
     for (const cidr of cidrs) {
@@ -95,7 +106,6 @@ export function findStateProblems(state: GcState): string[] {
     if (!state.blocks.has(cidr)) p(`allocationsByBlock holds unknown block ${cidr}`);
   for (const [key, h] of state.handles)
     if (h.key.handleId !== key) p(`handles[${key}] is keyed wrongly`);
-  return problems;
 }
 
 /**

@@ -51,41 +51,12 @@ export interface SlimInformer<T extends Slim> {
 export function startSlimInformer<T extends Slim>(
   options: SlimInformerOptions<T>,
 ): SlimInformer<T> {
-  const watch = new Watch(options.config);
-  const slimWatch = {
-    // client-node's Watch.watch, whose signature is not ours to choose.
-    // eslint-disable-next-line @typescript-eslint/max-params
-    watch: (
-      path: string,
-      params: Record<string, string | number | boolean | undefined>,
-      callback: (phase: string, obj: unknown, watchObj?: unknown) => void,
-      done: (err: unknown) => void,
-    ) =>
-      watch.watch(
-        path,
-        { ...params, allowWatchBookmarks: true },
-        (phase: string, obj: unknown, watchObj?: unknown) =>
-          callback(
-            phase,
-            phase === 'ERROR' || phase === 'BOOKMARK' ? obj : options.slim(obj),
-            watchObj,
-          ),
-        done,
-      ),
-  } as unknown as Watch;
-  const listFn = async (): Promise<{ items: T[]; metadata: { resourceVersion: string } }> => {
-    const items: T[] = [];
-    let token: string | undefined;
-    let resourceVersion = '';
-    do {
-      const page = await options.listPage(token);
-      for (const item of page.items) items.push(options.slim(item));
-      resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
-      token = page.metadata?._continue || undefined;
-    } while (token);
-    return { items, metadata: { resourceVersion } };
-  };
-  const lw = new ListWatch<T & KubernetesObject>(options.path, slimWatch, listFn, false);
+  const lw = new ListWatch<T & KubernetesObject>(
+    options.path,
+    slimmingWatch(options),
+    () => listAllPages(options),
+    false,
+  );
   let synced = false;
   let stopped = false;
   let failures = 0;
@@ -141,4 +112,46 @@ export function startSlimInformer<T extends Slim>(
       await lw.stop();
     },
   };
+}
+
+/** A Watch that asks for bookmarks and reduces every watched object before ListWatch sees it. */
+function slimmingWatch<T extends Slim>(options: SlimInformerOptions<T>): Watch {
+  const watch = new Watch(options.config);
+  return {
+    // client-node's Watch.watch, whose signature is not ours to choose.
+    // eslint-disable-next-line @typescript-eslint/max-params
+    watch: (
+      path: string,
+      params: Record<string, string | number | boolean | undefined>,
+      callback: (phase: string, obj: unknown, watchObj?: unknown) => void,
+      done: (err: unknown) => void,
+    ) =>
+      watch.watch(
+        path,
+        { ...params, allowWatchBookmarks: true },
+        (phase: string, obj: unknown, watchObj?: unknown) =>
+          callback(
+            phase,
+            phase === 'ERROR' || phase === 'BOOKMARK' ? obj : options.slim(obj),
+            watchObj,
+          ),
+        done,
+      ),
+  } as unknown as Watch;
+}
+
+/** Lists every page, reducing each object as it comes; the resourceVersion is the last page's. */
+async function listAllPages<T extends Slim>(
+  options: SlimInformerOptions<T>,
+): Promise<{ items: T[]; metadata: { resourceVersion: string } }> {
+  const items: T[] = [];
+  let token: string | undefined;
+  let resourceVersion = '';
+  do {
+    const page = await options.listPage(token);
+    for (const item of page.items) items.push(options.slim(item));
+    resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
+    token = page.metadata?._continue || undefined;
+  } while (token);
+  return { items, metadata: { resourceVersion } };
 }

@@ -73,37 +73,10 @@ export async function startControllerManager(
     logger,
     onStartedLeading: () => {
       listeners.forEach((l) => l(true));
-      void recordLeaderEvent();
+      void recordLeaderEvent(options, identity);
     },
     onStoppedLeading: () => listeners.forEach((l) => l(false)),
   });
-  // Like client-go, a new leader records an Event on the Lease (best effort).
-  async function recordLeaderEvent(): Promise<void> {
-    const at = new Date();
-    try {
-      await options.kube.core.createNamespacedEvent({
-        namespace: le.namespace,
-        body: {
-          metadata: { generateName: `${le.name}.` },
-          involvedObject: {
-            apiVersion: 'coordination.k8s.io/v1',
-            kind: 'Lease',
-            name: le.name,
-            namespace: le.namespace,
-          },
-          reason: 'LeaderElection',
-          message: `${identity} became leader`,
-          type: 'Normal',
-          source: { component: 'netledger-kube-controllers' },
-          firstTimestamp: at,
-          lastTimestamp: at,
-          count: 1,
-        },
-      });
-    } catch (e) {
-      logger.log('warn', 'could not record the leader election event', { error: errorText(e) });
-    }
-  }
   const leadership: Leadership = {
     isLeader: () => elector.isLeader(),
     onChange: (l) => void listeners.push(l),
@@ -130,25 +103,7 @@ export async function startControllerManager(
       await c.start(ctx);
       started.push(c);
     }
-    const statusText = (pick: (c: Controller) => { ok: boolean; detail?: string }) => {
-      const rows = options.controllers.map((c) => ({ c, s: pick(c) }));
-      const ok = rows.every((r) => r.s.ok);
-      const body = rows
-        .map((r) => `${r.s.ok ? 'ok' : 'FAIL'} ${r.c.name}${r.s.detail ? `: ${r.s.detail}` : ''}`)
-        .join('\n');
-      return { ok, body: `${body}\n` };
-    };
-    server = await serveHttpEndpoints(
-      {
-        metrics: async () => {
-          for (const c of options.controllers) c.beforeScrape?.();
-          return { contentType: registry.contentType, body: await registry.metrics() };
-        },
-        healthz: () => statusText((c) => c.health()),
-        readyz: () => statusText((c) => c.readiness()),
-      },
-      options.listen,
-    );
+    server = await serveEndpoints(options, registry);
   } catch (e) {
     await stopAll();
     throw e;
@@ -158,4 +113,64 @@ export async function startControllerManager(
     controllers: options.controllers.map((c) => c.name).join(','),
   });
   return { address: server.address, registry, elector, stop: stopAll };
+}
+
+/** Like client-go, a new leader records an Event on the Lease (best effort: a failure is logged). */
+async function recordLeaderEvent(
+  options: ControllerManagerOptions,
+  identity: string,
+): Promise<void> {
+  const le = options.leaderElection;
+  const at = new Date();
+  try {
+    await options.kube.core.createNamespacedEvent({
+      namespace: le.namespace,
+      body: {
+        metadata: { generateName: `${le.name}.` },
+        involvedObject: {
+          apiVersion: 'coordination.k8s.io/v1',
+          kind: 'Lease',
+          name: le.name,
+          namespace: le.namespace,
+        },
+        reason: 'LeaderElection',
+        message: `${identity} became leader`,
+        type: 'Normal',
+        source: { component: 'netledger-kube-controllers' },
+        firstTimestamp: at,
+        lastTimestamp: at,
+        count: 1,
+      },
+    });
+  } catch (e) {
+    options.logger.log('warn', 'could not record the leader election event', {
+      error: errorText(e),
+    });
+  }
+}
+
+/** Serves `/metrics` (each controller's `beforeScrape` first), `/healthz` and `/readyz`. */
+function serveEndpoints(
+  options: ControllerManagerOptions,
+  registry: Registry,
+): Promise<HttpEndpointsServer> {
+  const statusText = (pick: (c: Controller) => { ok: boolean; detail?: string }) => {
+    const rows = options.controllers.map((c) => ({ c, s: pick(c) }));
+    const ok = rows.every((r) => r.s.ok);
+    const body = rows
+      .map((r) => `${r.s.ok ? 'ok' : 'FAIL'} ${r.c.name}${r.s.detail ? `: ${r.s.detail}` : ''}`)
+      .join('\n');
+    return { ok, body: `${body}\n` };
+  };
+  return serveHttpEndpoints(
+    {
+      metrics: async () => {
+        for (const c of options.controllers) c.beforeScrape?.();
+        return { contentType: registry.contentType, body: await registry.metrics() };
+      },
+      healthz: () => statusText((c) => c.health()),
+      readyz: () => statusText((c) => c.readiness()),
+    },
+    options.listen,
+  );
 }

@@ -49,44 +49,92 @@ export interface LeaseElector {
  * deadline, which is shorter.
  */
 export function startLeaseElector(options: LeaseElectorOptions): LeaseElector {
-  const now = options.now ?? Date.now;
-  const leaseDurationMs = options.leaseDurationMs ?? 15_000;
-  const renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
-  const retryPeriodMs = options.retryPeriodMs ?? 2_000;
-  const { namespace, name, identity, logger, api } = options;
-  let leading = false;
-  let lastRenewMs = 0;
-  let observed: { holder: string; renew: string; rv: string } | undefined;
-  let observedAtMs = 0;
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let current: Promise<void> = Promise.resolve();
-
-  const spec = (lease: V1Lease | undefined, transitions: number): V1Lease['spec'] => {
-    const t = new V1MicroTime(now());
-    return {
-      holderIdentity: identity,
-      leaseDurationSeconds: Math.ceil(leaseDurationMs / 1000),
-      acquireTime:
-        lease?.spec?.holderIdentity === identity && lease.spec.acquireTime
-          ? lease.spec.acquireTime
-          : t,
-      renewTime: t,
-      leaseTransitions: transitions,
-    };
+  const election = new LeaseElection(options);
+  election.tick();
+  return {
+    isLeader: () => election.isLeader(),
+    holder: () => election.holder(),
+    stop: () => election.stop(),
   };
-  const setLeading = (v: boolean): void => {
-    if (v === leading) return;
-    leading = v;
-    logger.log('info', v ? 'became the leader' : 'stopped leading', {
-      lease: `${namespace}/${name}`,
-      identity,
-    });
-    if (v) options.onStartedLeading?.();
-    else options.onStoppedLeading?.();
-  };
+}
 
-  async function tryAcquireOrRenew(): Promise<void> {
+/** What was last seen of the lease; expiry counts from when it last changed. */
+interface Observed {
+  readonly holder: string;
+  readonly renew: string;
+  readonly rv: string;
+}
+
+const observedOf = (lease: V1Lease, holder = lease.spec?.holderIdentity ?? ''): Observed => ({
+  holder,
+  renew: lease.spec?.renewTime ? new Date(lease.spec.renewTime).toISOString() : '',
+  rv: lease.metadata?.resourceVersion ?? '',
+});
+
+/** One replica's election: its view of the lease and its timer. */
+class LeaseElection {
+  private readonly now: () => number;
+  private readonly leaseDurationMs: number;
+  private readonly renewDeadlineMs: number;
+  private readonly retryPeriodMs: number;
+  private leading = false;
+  private lastRenewMs = 0;
+  private observed: Observed | undefined;
+  private observedAtMs = 0;
+  private stopped = false;
+  private timer: NodeJS.Timeout | undefined;
+  private current: Promise<void> = Promise.resolve();
+
+  constructor(private readonly options: LeaseElectorOptions) {
+    this.now = options.now ?? Date.now;
+    this.leaseDurationMs = options.leaseDurationMs ?? 15_000;
+    this.renewDeadlineMs = options.renewDeadlineMs ?? 10_000;
+    this.retryPeriodMs = options.retryPeriodMs ?? 2_000;
+  }
+
+  isLeader(): boolean {
+    return this.leading && this.now() - this.lastRenewMs < this.renewDeadlineMs;
+  }
+
+  holder(): string {
+    return this.observed?.holder ?? '';
+  }
+
+  /** One attempt to acquire or renew, then the next one a retry period later. */
+  tick(): void {
+    if (this.stopped) return;
+    const { logger, namespace, name } = this.options;
+    this.current = this.tryAcquireOrRenew()
+      .catch((e: unknown) => {
+        // 409: someone else wrote the lease first; we are not the leader this round.
+        if (kubeStatus(e) !== 409)
+          logger.log('warn', 'lease acquire/renew failed', {
+            lease: `${namespace}/${name}`,
+            error: errorText(e),
+          });
+        if (this.leading && this.now() - this.lastRenewMs >= this.renewDeadlineMs)
+          this.setLeading(false);
+      })
+      .finally(() => {
+        if (!this.stopped) this.timer = setTimeout(() => this.tick(), this.retryPeriodMs);
+      });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    // An API request has no deadline of its own: wait for the one in flight, but not forever.
+    await Promise.race([
+      this.current,
+      new Promise((r) => setTimeout(r, this.retryPeriodMs + 5000).unref()),
+    ]);
+    if (!this.leading) return;
+    this.setLeading(false);
+    await this.giveUp();
+  }
+
+  private async tryAcquireOrRenew(): Promise<void> {
+    const { api, namespace, name, identity, logger } = this.options;
     let lease: V1Lease | undefined;
     try {
       lease = await api.readNamespacedLease({ name, namespace });
@@ -96,25 +144,23 @@ export function startLeaseElector(options: LeaseElectorOptions): LeaseElector {
     if (!lease) {
       await api.createNamespacedLease({
         namespace,
-        body: { metadata: { name, namespace }, spec: spec(undefined, 0) },
+        body: { metadata: { name, namespace }, spec: this.spec(undefined, 0) },
       });
-      lastRenewMs = now();
-      observed = { holder: identity, renew: '', rv: '' };
-      observedAtMs = lastRenewMs;
-      setLeading(true);
+      this.renewed({ holder: identity, renew: '', rv: '' });
+      this.setLeading(true);
       return;
     }
-    const holder = lease.spec?.holderIdentity ?? '';
-    const renew = lease.spec?.renewTime ? new Date(lease.spec.renewTime).toISOString() : '';
-    const rv = lease.metadata?.resourceVersion ?? '';
-    if (!observed || observed.holder !== holder || observed.renew !== renew || observed.rv !== rv) {
-      observed = { holder, renew, rv };
-      observedAtMs = now();
+    const seen = observedOf(lease);
+    const holder = seen.holder;
+    const o = this.observed;
+    if (!o || o.holder !== holder || o.renew !== seen.renew || o.rv !== seen.rv) {
+      this.observed = seen;
+      this.observedAtMs = this.now();
     }
-    const durationMs = (lease.spec?.leaseDurationSeconds ?? leaseDurationMs / 1000) * 1000;
-    const free = holder === '' || observedAtMs + durationMs < now();
+    const durationMs = (lease.spec?.leaseDurationSeconds ?? this.leaseDurationMs / 1000) * 1000;
+    const free = holder === '' || this.observedAtMs + durationMs < this.now();
     if (holder !== identity && !free) {
-      setLeading(false);
+      this.setLeading(false);
       return;
     }
     const transitions = (lease.spec?.leaseTransitions ?? 0) + (holder === identity ? 0 : 1);
@@ -124,71 +170,70 @@ export function startLeaseElector(options: LeaseElectorOptions): LeaseElector {
       body: {
         ...lease,
         metadata: { ...lease.metadata, name, namespace },
-        spec: spec(lease, transitions),
+        spec: this.spec(lease, transitions),
       },
     });
-    lastRenewMs = now();
-    observed = {
-      holder: identity,
-      renew: written.spec?.renewTime ? new Date(written.spec.renewTime).toISOString() : '',
-      rv: written.metadata?.resourceVersion ?? '',
-    };
-    observedAtMs = lastRenewMs;
+    this.renewed(observedOf(written, identity));
     if (holder !== identity)
       logger.log('info', 'acquired the lease', {
         lease: `${namespace}/${name}`,
         identity,
         previousHolder: holder,
       });
-    setLeading(true);
+    this.setLeading(true);
   }
 
-  const tick = (): void => {
-    if (stopped) return;
-    current = tryAcquireOrRenew()
-      .catch((e: unknown) => {
-        // 409: someone else wrote the lease first; we are not the leader this round.
-        if (kubeStatus(e) !== 409)
-          logger.log('warn', 'lease acquire/renew failed', {
-            lease: `${namespace}/${name}`,
-            error: errorText(e),
-          });
-        if (leading && now() - lastRenewMs >= renewDeadlineMs) setLeading(false);
-      })
-      .finally(() => {
-        if (!stopped) timer = setTimeout(tick, retryPeriodMs);
-      });
-  };
-  tick();
+  /** Records a successful write of the lease by this replica. */
+  private renewed(observed: Observed): void {
+    this.lastRenewMs = this.now();
+    this.observed = observed;
+    this.observedAtMs = this.lastRenewMs;
+  }
 
-  return {
-    isLeader: () => leading && now() - lastRenewMs < renewDeadlineMs,
-    holder: () => observed?.holder ?? '',
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      // An API request has no deadline of its own: wait for the one in flight, but not forever.
-      await Promise.race([
-        current,
-        new Promise((r) => setTimeout(r, retryPeriodMs + 5000).unref()),
-      ]);
-      if (!leading) return;
-      setLeading(false);
-      try {
-        const lease = await api.readNamespacedLease({ name, namespace });
-        if (lease.spec?.holderIdentity === identity) {
-          await api.replaceNamespacedLease({
-            name,
-            namespace,
-            body: {
-              ...lease,
-              spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1 },
-            },
-          });
-        }
-      } catch (e) {
-        logger.log('warn', 'could not give up the lease', { error: errorText(e) });
+  private spec(lease: V1Lease | undefined, transitions: number): V1Lease['spec'] {
+    const { identity } = this.options;
+    const t = new V1MicroTime(this.now());
+    return {
+      holderIdentity: identity,
+      leaseDurationSeconds: Math.ceil(this.leaseDurationMs / 1000),
+      acquireTime:
+        lease?.spec?.holderIdentity === identity && lease.spec.acquireTime
+          ? lease.spec.acquireTime
+          : t,
+      renewTime: t,
+      leaseTransitions: transitions,
+    };
+  }
+
+  private setLeading(v: boolean): void {
+    if (v === this.leading) return;
+    this.leading = v;
+    const { logger, namespace, name, identity } = this.options;
+    logger.log('info', v ? 'became the leader' : 'stopped leading', {
+      lease: `${namespace}/${name}`,
+      identity,
+    });
+    if (v) this.options.onStartedLeading?.();
+    else this.options.onStoppedLeading?.();
+  }
+
+  /** Clears the holder (a 1 s lease) so a follower takes over at once; a failure is logged. */
+  private async giveUp(): Promise<void> {
+    const { api, namespace, name, identity, logger } = this.options;
+    try {
+      const lease = await api.readNamespacedLease({ name, namespace });
+      if (lease.spec?.holderIdentity === identity) {
+        await api.replaceNamespacedLease({
+          name,
+          namespace,
+          body: {
+            ...lease,
+            spec: { ...lease.spec, holderIdentity: '', leaseDurationSeconds: 1 },
+          },
+        });
       }
-    },
-  };
+    } catch (e) {
+      logger.log('warn', 'could not give up the lease', { error: errorText(e) });
+    }
+  }
 }

@@ -61,18 +61,7 @@ export function startStoreReflector(options: StoreReflectorOptions): StoreReflec
   const aborted = new Promise<void>((resolve) =>
     signal.addEventListener('abort', () => resolve(), { once: true }),
   );
-  const sleep = (ms: number): Promise<void> =>
-    new Promise((resolve) => {
-      const onAbort = (): void => {
-        clearTimeout(t);
-        resolve();
-      };
-      const t = setTimeout(() => {
-        signal.removeEventListener('abort', onAbort);
-        resolve();
-      }, ms);
-      signal.addEventListener('abort', onAbort, { once: true });
-    });
+  const sleep = (ms: number): Promise<void> => sleepUnlessAborted(ms, signal);
 
   async function run(kind: Kind): Promise<void> {
     const known = new Set<string>();
@@ -81,18 +70,7 @@ export function startStoreReflector(options: StoreReflectorOptions): StoreReflec
       try {
         const list = await options.datastore.list({ kind });
         if (signal.aborted) return;
-        const seen = new Set<string>();
-        const changes: StoreChange[] = [];
-        for (const kv of list.items) {
-          const id = keyId(kv.key);
-          seen.add(id);
-          changes.push({ type: 'put', kv });
-        }
-        for (const id of known) {
-          if (!seen.has(id)) changes.push({ type: 'delete', key: JSON.parse(id) as DatastoreKey });
-        }
-        known.clear();
-        for (const id of seen) known.add(id);
+        const changes = relist(list.items, known);
         const stream = options.datastore.watch({ kind }, { revision: list.revision, signal });
         streams.add(stream);
         try {
@@ -102,23 +80,7 @@ export function startStoreReflector(options: StoreReflectorOptions): StoreReflec
           options.onChanges(changes);
           if (pendingKinds.delete(kind) && pendingKinds.size === 0) resolveSynced();
           failures = 0;
-          const events = stream[Symbol.asyncIterator]();
-          const stop = aborted.then((): IteratorResult<WatchEvent> => ({
-            done: true,
-            value: undefined,
-          }));
-          for (;;) {
-            const next = await Promise.race([events.next(), stop]);
-            if (next.done || signal.aborted) break;
-            const ev = next.value;
-            if (ev.type === 'deleted') {
-              known.delete(keyId(ev.key));
-              options.onChanges([{ type: 'delete', key: ev.key }]);
-            } else {
-              known.add(keyId(ev.kv.key));
-              options.onChanges([{ type: 'put', kv: ev.kv }]);
-            }
-          }
+          await relay(stream, { aborted, signal, known, onChanges: options.onChanges });
         } finally {
           streams.delete(stream);
           stream.close();
@@ -155,4 +117,68 @@ export function startStoreReflector(options: StoreReflectorOptions): StoreReflec
       await Promise.allSettled(runs);
     },
   };
+}
+
+/** Waits `ms`, or less if `signal` aborts first. */
+function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const onAbort = (): void => {
+      clearTimeout(t);
+      resolve();
+    };
+    const t = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * The changes a fresh list means to a consumer that knew `known`: every listed object put, every
+ * known one not listed deleted. `known` becomes the listed keys.
+ */
+function relist(items: readonly KVPair[], known: Set<string>): StoreChange[] {
+  const seen = new Set<string>();
+  const changes: StoreChange[] = [];
+  for (const kv of items) {
+    seen.add(keyId(kv.key));
+    changes.push({ type: 'put', kv });
+  }
+  for (const id of known) {
+    if (!seen.has(id)) changes.push({ type: 'delete', key: JSON.parse(id) as DatastoreKey });
+  }
+  known.clear();
+  for (const id of seen) known.add(id);
+  return changes;
+}
+
+/** Delivers a watch's events one by one, keeping `known` in step, until it ends or aborts. */
+async function relay(
+  stream: WatchStream,
+  args: {
+    readonly aborted: Promise<void>;
+    readonly signal: AbortSignal;
+    readonly known: Set<string>;
+    readonly onChanges: (changes: readonly StoreChange[]) => void;
+  },
+): Promise<void> {
+  const { known, onChanges, signal } = args;
+  const events = stream[Symbol.asyncIterator]();
+  const stop = args.aborted.then((): IteratorResult<WatchEvent> => ({
+    done: true,
+    value: undefined,
+  }));
+  for (;;) {
+    const next = await Promise.race([events.next(), stop]);
+    if (next.done || signal.aborted) break;
+    const ev = next.value;
+    if (ev.type === 'deleted') {
+      known.delete(keyId(ev.key));
+      onChanges([{ type: 'delete', key: ev.key }]);
+    } else {
+      known.add(keyId(ev.kv.key));
+      onChanges([{ type: 'put', kv: ev.kv }]);
+    }
+  }
 }

@@ -117,52 +117,14 @@ export async function createGcHarness(
     }),
     leader: true,
     reclaimed: [],
-    async sync() {
-      const seen = new Set<string>();
-      for (const kind of GC_STORE_KINDS) {
-        const { items } = await ds.list({ kind });
-        for (const kv of items) {
-          seen.add(JSON.stringify(kv.key));
-          applyStoreChange(state, { type: 'put', kv: kv });
-        }
-      }
-      const known: DatastoreKey[] = [
-        ...[...state.blocks.keys()].map((cidr) => ({ kind: 'IPAMBlock' as const, cidr })),
-        ...[...state.handles.values()].map((x) => x.key),
-        ...[...state.pools.keys()].map((name) => ({ kind: 'IPPool' as const, name })),
-        ...[...state.calicoNodes.keys()].map((name) => ({ kind: 'Node' as const, name })),
-        ...[...state.reservations.keys()].map((name) => ({ kind: 'IPReservation' as const, name })),
-      ];
-      for (const key of known)
-        if (!seen.has(JSON.stringify(key))) applyStoreChange(state, { type: 'delete', key });
-    },
+    sync: () => syncState(ds, state),
     async pass() {
       await h.sync();
-      const live: LiveLookups = {
-        pod: async (ns, name) => {
-          await h.onLivePod?.(ns, name);
-          return pods.get(`${ns}/${name}`);
-        },
-        nodeExists: async (name) => h.liveNodeExists?.(name) ?? nodes.has(name),
-      };
-      const ports: GcPorts = {
-        ipam,
-        datastore: ds,
-        cache: {
-          kubernetesNodeExists: (name) => nodes.has(name),
-          pod: (ns, name) => pods.get(`${ns}/${name}`),
-          vm: (ns, name) => h.vms.get(`${ns}/${name}`) ?? 'kubevirtAbsent',
-        },
-        live,
-        logger,
-        isLeader: () => h.leader,
-        deleteCalicoNodes: true,
-      };
       const report = await runGcPass({
         state,
         settings: h.settings,
         backoff: h.backoff,
-        ports,
+        ports: harnessPorts(h, logger),
         nowMs: now,
         observer: { reclaimed: (t) => void h.reclaimed.push(t.ip) },
       });
@@ -198,4 +160,49 @@ export async function isAllocated(ipam: IpamClient, ip: string): Promise<boolean
   } catch {
     return false;
   }
+}
+
+/** Brings the state in step with the store: every object put, every one gone deleted. */
+async function syncState(ds: Datastore, state: GcState): Promise<void> {
+  const seen = new Set<string>();
+  for (const kind of GC_STORE_KINDS) {
+    const { items } = await ds.list({ kind });
+    for (const kv of items) {
+      seen.add(JSON.stringify(kv.key));
+      applyStoreChange(state, { type: 'put', kv: kv });
+    }
+  }
+  const known: DatastoreKey[] = [
+    ...[...state.blocks.keys()].map((cidr) => ({ kind: 'IPAMBlock' as const, cidr })),
+    ...[...state.handles.values()].map((x) => x.key),
+    ...[...state.pools.keys()].map((name) => ({ kind: 'IPPool' as const, name })),
+    ...[...state.calicoNodes.keys()].map((name) => ({ kind: 'Node' as const, name })),
+    ...[...state.reservations.keys()].map((name) => ({ kind: 'IPReservation' as const, name })),
+  ];
+  for (const key of known)
+    if (!seen.has(JSON.stringify(key))) applyStoreChange(state, { type: 'delete', key });
+}
+
+/** The pass's ports over the harness's store, pods, nodes and VMs. */
+function harnessPorts(h: GcHarness, logger: Logger): GcPorts {
+  const live: LiveLookups = {
+    pod: async (ns, name) => {
+      await h.onLivePod?.(ns, name);
+      return h.pods.get(`${ns}/${name}`);
+    },
+    nodeExists: async (name) => h.liveNodeExists?.(name) ?? h.nodes.has(name),
+  };
+  return {
+    ipam: h.ipam,
+    datastore: h.ds,
+    cache: {
+      kubernetesNodeExists: (name) => h.nodes.has(name),
+      pod: (ns, name) => h.pods.get(`${ns}/${name}`),
+      vm: (ns, name) => h.vms.get(`${ns}/${name}`) ?? 'kubevirtAbsent',
+    },
+    live,
+    logger,
+    isLeader: () => h.leader,
+    deleteCalicoNodes: true,
+  };
 }
