@@ -1,14 +1,20 @@
 import { parseArgs } from 'node:util';
-import { DurationSyntaxError, parseDuration } from './duration.js';
-import { DEFAULT_LEAK_GRACE_PERIOD_MS } from '../gc/gc-settings.js';
 import type { AssignIpsMode } from '@netledger/ipam-core/load-balancer';
-import { loadBalancerControllerOf } from '@netledger/ipam-core/load-balancer';
 import type { LoadBalancerMode } from '../lb/lb-settings.js';
 import type { LogLevel } from '../logger.js';
-import { isLogLevel } from '../logger.js';
+import {
+  SettingPicker,
+  pickLeaderElectionTimings,
+  pickLeakGracePeriod,
+  pickLoadBalancer,
+  pickLogLevel,
+  pickMaxReleasesPerPass,
+  pickMetricsListen,
+  pickName,
+} from './setting-picker.js';
 
 /** Calico's metrics port. */
-const DEFAULT_METRICS_PORT = 9094;
+export const DEFAULT_METRICS_PORT = 9094;
 
 /** A configuration error, naming the flag, variable or resource field at fault. */
 export class RunConfigError extends Error {
@@ -53,7 +59,7 @@ export interface ParsedArgs {
   >;
 }
 
-type Setting =
+export type Setting =
   | 'leakGracePeriod'
   | 'maxReleasesPerPass'
   | 'metricsListen'
@@ -146,7 +152,7 @@ export function parseRunArgs(
   return { help: v.help === true, version: v.version === true, kubeconfig, values };
 }
 
-const LOG_SEVERITY: Record<string, LogLevel> = {
+export const LOG_SEVERITY: Readonly<Record<string, LogLevel>> = {
   Debug: 'debug',
   Info: 'info',
   Warning: 'warn',
@@ -177,34 +183,6 @@ export function resolveRunConfig(
   args: ParsedArgs,
   resource?: { readonly name: string; readonly spec: KubeControllersConfigurationSpec },
 ): RunConfig {
-  const sources: Record<string, 'flag' | 'env' | 'resource' | 'default'> = {};
-  const where = (s: Setting): string => args.values[s]?.name ?? s;
-  const duration = (s: Setting, text: string, name = where(s)): number => {
-    try {
-      return parseDuration(text);
-    } catch (e) {
-      if (e instanceof DurationSyntaxError) throw new RunConfigError(`${name}: ${e.message}`);
-      throw e;
-    }
-  };
-  const pick = <T>(
-    s: Setting,
-    parse: (text: string) => T,
-    fallback: { readonly fromResource?: (() => T | undefined) | undefined; readonly otherwise: T },
-  ): T => {
-    const given = args.values[s];
-    if (given) {
-      sources[s] = given.source;
-      return parse(given.value);
-    }
-    const r = fallback.fromResource?.();
-    if (r !== undefined) {
-      sources[s] = 'resource';
-      return r;
-    }
-    sources[s] = 'default';
-    return fallback.otherwise;
-  };
   const spec = resource?.spec;
   const rname = resource ? `KubeControllersConfiguration ${resource.name}` : '';
   if (
@@ -215,157 +193,27 @@ export function resolveRunConfig(
   ) {
     throw new RunConfigError(`${rname}: spec.controllers is required`);
   }
+  const p = new SettingPicker(args);
+  const res = { spec, rname };
   const node = spec?.controllers?.node;
-  const leakGracePeriodMs = pick<number | null>(
-    'leakGracePeriod',
-    (t) => duration('leakGracePeriod', t),
-    {
-      fromResource: spec
-        ? () => {
-            const g = node?.leakGracePeriod;
-            if (g === undefined || g === null) return node ? null : undefined;
-            if (typeof g !== 'string')
-              throw new RunConfigError(
-                `${rname}: spec.controllers.node.leakGracePeriod must be a duration string`,
-              );
-            return duration(
-              'leakGracePeriod',
-              g,
-              `${rname}: spec.controllers.node.leakGracePeriod`,
-            );
-          }
-        : undefined,
-      otherwise: DEFAULT_LEAK_GRACE_PERIOD_MS,
-    },
-  );
-  const maxReleasesPerPass = pick(
-    'maxReleasesPerPass',
-    (t) => {
-      const n = Number(t);
-      if (!/^\d+$/.test(t.trim()) || !Number.isSafeInteger(n) || n < 1) {
-        throw new RunConfigError(
-          `${where('maxReleasesPerPass')}: must be a whole number >= 1, got ${JSON.stringify(t)}`,
-        );
-      }
-      return n;
-    },
-    { otherwise: 10_000 },
-  );
-  const metricsListen = pick('metricsListen', (t) => parseListen(t, where('metricsListen')), {
-    fromResource: spec
-      ? () => {
-          const p = spec.prometheusMetricsPort;
-          if (p === undefined || p === null || p === 0) return undefined;
-          if (typeof p !== 'number' || !Number.isInteger(p) || p < 1 || p > 65535) {
-            throw new RunConfigError(
-              `${rname}: spec.prometheusMetricsPort must be a port (1-65535), got ${JSON.stringify(p)}`,
-            );
-          }
-          return { host: '0.0.0.0', port: p };
-        }
-      : undefined,
-    otherwise: { host: '0.0.0.0', port: DEFAULT_METRICS_PORT },
-  });
-  const logLevel = pick<LogLevel>(
-    'logLevel',
-    (t) => {
-      const l = t.toLowerCase() === 'warning' ? 'warn' : t.toLowerCase();
-      if (!isLogLevel(l))
-        throw new RunConfigError(
-          `${where('logLevel')}: unknown log level ${JSON.stringify(t)} (debug, info, warn, error)`,
-        );
-      return l;
-    },
-    {
-      fromResource: spec
-        ? () => {
-            const s = spec.logSeverityScreen;
-            if (s === undefined || s === null) return undefined;
-            const l = typeof s === 'string' ? LOG_SEVERITY[s] : undefined;
-            if (!l)
-              throw new RunConfigError(
-                `${rname}: spec.logSeverityScreen: unknown severity ${JSON.stringify(s)}`,
-              );
-            return l;
-          }
-        : undefined,
-      otherwise: 'info',
-    },
-  );
-  const name = (s: Setting, dflt: string): string =>
-    pick(
-      s,
-      (t) => {
-        if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(t) || t.length > 253) {
-          throw new RunConfigError(
-            `${where(s)}: not a valid Kubernetes name: ${JSON.stringify(t)}`,
-          );
-        }
-        return t;
-      },
-      { otherwise: dflt },
-    );
-  const leaseDurationMs = pick('leaseDuration', (t) => duration('leaseDuration', t), {
-    otherwise: 15_000,
-  });
-  const renewDeadlineMs = pick('renewDeadline', (t) => duration('renewDeadline', t), {
-    otherwise: 10_000,
-  });
-  const retryPeriodMs = pick('retryPeriod', (t) => duration('retryPeriod', t), {
-    otherwise: 2_000,
-  });
-  if (!(
-    leaseDurationMs > renewDeadlineMs &&
-    renewDeadlineMs > retryPeriodMs &&
-    retryPeriodMs > 0
-  )) {
-    throw new RunConfigError(
-      `leader election needs lease duration > renew deadline > retry period > 0, got ${leaseDurationMs} ms, ${renewDeadlineMs} ms, ${retryPeriodMs} ms`,
-    );
-  }
-  let lbResource: { readonly assignIps: AssignIpsMode } | undefined;
-  try {
-    lbResource = spec ? loadBalancerControllerOf(spec) : undefined;
-  } catch (e) {
-    throw new RunConfigError(`${rname}: ${(e as Error).message}`);
-  }
-  const loadBalancer = pick<LoadBalancerMode>(
-    'loadBalancer',
-    (t) => {
-      if (t !== 'auto' && t !== 'on' && t !== 'off')
-        throw new RunConfigError(
-          `${where('loadBalancer')}: must be auto, on or off, got ${JSON.stringify(t)}`,
-        );
-      return t;
-    },
-    { fromResource: spec ? () => (lbResource ? 'on' : 'off') : undefined, otherwise: 'auto' },
-  );
-  const loadBalancerAssignIps = pick<AssignIpsMode>(
-    'loadBalancerAssignIps',
-    (t) => {
-      if (t !== 'AllServices' && t !== 'RequestedServicesOnly')
-        throw new RunConfigError(
-          `${where('loadBalancerAssignIps')}: must be AllServices or RequestedServicesOnly, got ${JSON.stringify(t)}`,
-        );
-      return t;
-    },
-    { fromResource: lbResource ? () => lbResource.assignIps : undefined, otherwise: 'AllServices' },
-  );
+  const leakGracePeriodMs = pickLeakGracePeriod(p, res);
+  const maxReleasesPerPass = pickMaxReleasesPerPass(p);
+  const metricsListen = pickMetricsListen(p, res);
+  const logLevel = pickLogLevel(p, res);
+  const timings = pickLeaderElectionTimings(p);
+  const lb = pickLoadBalancer(p, res);
   return {
     kubeconfig: args.kubeconfig,
     leakGracePeriodMs,
     maxReleasesPerPass,
     metricsListen,
     logLevel,
-    leaseNamespace: name('leaseNamespace', 'kube-system'),
-    leaseName: name('leaseName', 'netledger-kube-controllers'),
-    leaseDurationMs,
-    renewDeadlineMs,
-    retryPeriodMs,
+    leaseNamespace: pickName(p, 'leaseNamespace', 'kube-system'),
+    leaseName: pickName(p, 'leaseName', 'netledger-kube-controllers'),
+    ...timings,
     gcEnabled: !spec || (node !== undefined && node !== null),
-    loadBalancer,
-    loadBalancerAssignIps,
-    sources,
+    ...lb,
+    sources: p.sources,
   };
 }
 
