@@ -4,7 +4,7 @@ import type { KVPair } from '@netledger/ipam-core';
 import { GC_STORE_KINDS, applyStoreChange, buildGcState } from './apply-store-change.js';
 import type { StoreChange } from '../manager/store-reflector.js';
 import type { Controller, ControllerContext, ControllerStatus } from '../manager/controller.js';
-import type { LiveLookups } from './pass/gc-pass-context.js';
+import type { GcPorts, LiveLookups } from './pass/gc-pass-context.js';
 import type { GcPassReport } from './pass/gc-pass.js';
 import { runGcPass } from './pass/gc-pass.js';
 import type { IpamGcSettings } from './gc-settings.js';
@@ -13,6 +13,7 @@ import { createIpamGcMetrics } from './ipam-gc-metrics.js';
 import type { IpamGcMetrics } from './ipam-gc-metrics.js';
 import { computeIpamMetrics } from './ipam-metrics-model.js';
 import { createItemBackoff } from '../manager/item-backoff.js';
+import type { ItemBackoff } from '../manager/item-backoff.js';
 import { isNotFound } from '../kube/kube-client.js';
 import { kubevirtLookup, startKubevirtCaches } from '../kube/kubevirt-lookup.js';
 import type { Logger } from '../logger.js';
@@ -61,268 +62,315 @@ export interface IpamGcController extends Controller {
  * `fullScanIntervalMs`. Only the leader writes; a follower judges and serves metrics.
  */
 export function createIpamGcController(options: IpamGcControllerOptions): IpamGcController {
-  const now = options.now ?? Date.now;
-  const settings = options.settings;
-  const events = new EventEmitter();
-  const state = new GcState();
-  const backoff = createItemBackoff({
-    baseMs: settings.backoffBaseMs,
-    maxMs: settings.backoffMaxMs,
-  });
-  let ctx: ControllerContext | undefined;
-  let log: Logger | undefined;
-  let metrics: IpamGcMetrics | undefined;
-  let reflector: StoreReflector | undefined;
-  let pods: SlimInformer<SlimPod> | undefined;
-  let nodes: SlimInformer<SlimNode> | undefined;
-  let vm: (namespace: string, name: string) => VmLookup = kubevirtLookup(undefined);
-  let pending: StoreChange[] = [];
-  let synced = false;
-  let stopped = false;
-  let running: Promise<void> | undefined;
-  let timer: NodeJS.Timeout | undefined;
-  let timerAt = Infinity;
-  let lastPassEnd = 0;
-  let lastFullScan = 0;
-  let lastAlive = now();
-  let passCount = 0;
-  let lastError: string | undefined;
+  return new IpamGcLoop(options);
+}
 
-  const applyPending = (): void => {
-    if (pending.length === 0) return;
-    const batch = pending;
-    pending = [];
-    for (const c of batch) applyStoreChange(state, c);
-  };
+/** The controller's event loop and what it keeps between passes. */
+class IpamGcLoop implements IpamGcController {
+  readonly name = 'ipam-gc';
+  readonly events = new EventEmitter();
+  readonly state = new GcState();
+  private readonly now: () => number;
+  private readonly settings: IpamGcSettings;
+  private readonly backoff: ItemBackoff;
+  private ctx: ControllerContext | undefined;
+  private log: Logger | undefined;
+  private metrics: IpamGcMetrics | undefined;
+  private reflector: StoreReflector | undefined;
+  private pods: SlimInformer<SlimPod> | undefined;
+  private nodes: SlimInformer<SlimNode> | undefined;
+  private vm: (namespace: string, name: string) => VmLookup = kubevirtLookup(undefined);
+  private pending: StoreChange[] = [];
+  private synced = false;
+  private stopped = false;
+  private running: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = Infinity;
+  private lastPassEnd = 0;
+  private lastFullScan = 0;
+  private lastAlive: number;
+  private passCount = 0;
+  private lastError: string | undefined;
 
-  /** Runs a pass no earlier than `atMs` (and not within the batch window of the last one). */
-  const schedule = (atMs: number): void => {
-    if (stopped) return;
-    const at = Math.max(atMs, lastPassEnd + settings.batchWindowMs);
-    if (at >= timerAt) return;
-    clearTimeout(timer);
-    timerAt = at;
-    timer = setTimeout(
-      () => {
-        timerAt = Infinity;
-        void loop();
-      },
-      Math.max(0, at - now()),
-    );
-  };
-  const kick = (): void => schedule(now());
-
-  async function loop(): Promise<void> {
-    if (running || stopped || !ctx) {
-      if (running) void running.then(kick);
-      return;
-    }
-    running = (async () => {
-      lastAlive = now();
-      applyPending();
-      if (!synced) return;
-      if (now() - lastFullScan >= settings.fullScanIntervalMs) {
-        state.fullScanRequired = true;
-        lastFullScan = now();
-      }
-      const started = performance.now();
-      let report: GcPassReport | undefined;
-      try {
-        report = await runGcPass({
-          state,
-          settings,
-          backoff,
-          nowMs: now(),
-          ports: ports(ctx),
-          observer: {
-            reclaimed: (t, pool) => metrics?.reclaimed(pool, t.node),
-            nodeCleaned: (node) => metrics?.forgetNode(node),
-            error: (op) => metrics?.error(op),
-          },
-        });
-        lastError = undefined;
-        metrics?.pass((performance.now() - started) / 1000, report.errors > 0 ? 'error' : 'ok');
-      } catch (e) {
-        lastError = errorText(e);
-        metrics?.pass((performance.now() - started) / 1000, 'error');
-        log?.log('error', 'GC pass failed', { error: lastError });
-        state.fullScanRequired = true;
-        schedule(now() + settings.backoffBaseMs);
-      }
-      passCount++;
-      backoff.prune((item) => {
-        const at = item.indexOf(':');
-        const [kind, id] = [item.slice(0, at), item.slice(at + 1)];
-        if (kind === 'node') return state.blocksByNode.has(id) || state.allocationsByNode.has(id);
-        if (kind === 'handle') return state.handles.has(id);
-        return state.blocks.has(id);
-      });
-      lastPassEnd = now();
-      lastAlive = lastPassEnd;
-      if (options.checkConsistency) {
-        const problems = findStateProblems(state);
-        if (problems.length > 0) {
-          log?.log('error', 'GC state inconsistent', { problems: problems.join('; ') });
-          events.emit('problems', problems);
-        }
-      }
-      if (report) {
-        const { nextDeadlineMs, ...counts } = report;
-        log?.log('debug', 'GC pass done', {
-          ...counts,
-          ms: Math.round(performance.now() - started),
-        });
-        if (nextDeadlineMs !== undefined) schedule(nextDeadlineMs);
-        events.emit('pass', report);
-      }
-      schedule(lastFullScan + settings.fullScanIntervalMs);
-    })();
-    try {
-      await running;
-    } finally {
-      running = undefined;
-    }
-    // Before the caches are synced nothing runs; the sync itself kicks the first pass.
-    if (synced && (pending.length > 0 || state.dirtyNodes.size > 0 || state.fullScanRequired))
-      kick();
+  constructor(private readonly options: IpamGcControllerOptions) {
+    this.now = options.now ?? Date.now;
+    this.settings = options.settings;
+    this.backoff = createItemBackoff({
+      baseMs: this.settings.backoffBaseMs,
+      maxMs: this.settings.backoffMaxMs,
+    });
+    this.lastAlive = this.now();
   }
 
-  function ports(c: ControllerContext) {
-    const live: LiveLookups = {
-      pod: async (namespace, name) => {
-        try {
-          return slimPod(await c.kube.core.readNamespacedPod({ name, namespace }));
-        } catch (e) {
-          if (isNotFound(e)) return undefined;
-          throw e;
-        }
+  passes(): number {
+    return this.passCount;
+  }
+
+  async start(c: ControllerContext): Promise<void> {
+    this.ctx = c;
+    const log = withLogFields(c.logger, { controller: 'ipam-gc' });
+    this.log = log;
+    const metrics = createIpamGcMetrics(c.registry);
+    this.metrics = metrics;
+    metrics.setLeader(c.leadership.isLeader());
+    c.leadership.onChange((leading) => {
+      metrics.setLeader(leading);
+      // A new leader judges everything afresh; a former one has nothing to finish.
+      this.fullScan();
+    });
+    const pods = c.informers.pods();
+    const nodes = c.informers.nodes();
+    this.pods = pods;
+    this.nodes = nodes;
+    pods.on('delete', this.markPodNode);
+    pods.on('update', this.markPodNode);
+    pods.on('add', this.markPodNode);
+    nodes.on('delete', this.fullScan);
+    nodes.on('add', this.fullScan);
+    const kubevirt = await startKubevirtCaches(c.kube, c.informers, log);
+    this.vm = kubevirtLookup(kubevirt);
+    if (kubevirt) {
+      kubevirt.vms.on('delete', this.fullScan);
+      kubevirt.vmis.on('delete', this.fullScan);
+    }
+    const reflector = startStoreReflector({
+      datastore: c.datastore,
+      kinds: GC_STORE_KINDS,
+      logger: log,
+      onChanges: (changes) => {
+        this.pending.push(...changes);
+        this.kick();
       },
-      nodeExists: async (name) => {
-        try {
-          await c.kube.core.readNode({ name });
-          return true;
-        } catch (e) {
-          if (isNotFound(e)) return false;
-          throw e;
-        }
-      },
+    });
+    this.reflector = reflector;
+    void Promise.all([reflector.synced, pods.synced, nodes.synced]).then(() => {
+      if (this.stopped) return;
+      this.synced = true;
+      log.log('info', 'caches synced: GC running', {
+        leakGracePeriodMs: this.settings.leakGracePeriodMs ?? 'unset',
+        maxReleasesPerPass: this.settings.maxReleasesPerPass,
+      });
+      this.fullScan();
+    });
+  }
+
+  readiness(): ControllerStatus {
+    if (this.synced) return { ok: true };
+    const waiting = [
+      this.reflector?.isSynced() ? undefined : 'datastore',
+      this.pods?.isSynced() ? undefined : 'pods',
+      this.nodes?.isSynced() ? undefined : 'nodes',
+    ].filter(Boolean);
+    return { ok: false, detail: `waiting for ${waiting.join(', ')} to sync` };
+  }
+
+  health(): ControllerStatus {
+    const stuck = this.options.stuckAfterMs ?? 5 * 60_000;
+    // Idle with nothing scheduled is healthy; a pass running for too long is not.
+    if (this.running && this.now() - this.lastAlive > stuck)
+      return { ok: false, detail: `a GC pass has run for over ${stuck} ms` };
+    return this.lastError
+      ? { ok: true, detail: `last pass failed: ${this.lastError}` }
+      : { ok: true };
+  }
+
+  beforeScrape(): void {
+    if (!this.metrics) return;
+    this.metrics.setLeader(this.ctx?.leadership.isLeader() ?? false);
+    const seed = new Set<string>(this.state.calicoNodes.keys());
+    for (const n of this.nodes?.list() ?? []) seed.add(n.metadata.name);
+    this.metrics.update(computeIpamMetrics(this.state, { seedNodes: seed }));
+  }
+
+  async compareWithStore(): Promise<string> {
+    const ctx = this.ctx;
+    if (!ctx) throw new Error('not started');
+    const idle = async (): Promise<void> => {
+      while (this.running) await this.running;
+      this.applyPending();
     };
+    await idle();
+    const items: KVPair[] = [];
+    for (const kind of GC_STORE_KINDS) items.push(...(await ctx.datastore.list({ kind })).items);
+    await idle();
+    const live = JSON.stringify(describeState(this.state));
+    const fresh = JSON.stringify(describeState(buildGcState(items)));
+    return live === fresh ? '' : `live:  ${live}\nstore: ${fresh}`;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+    await this.reflector?.close();
+  }
+
+  private applyPending(): void {
+    if (this.pending.length === 0) return;
+    const batch = this.pending;
+    this.pending = [];
+    for (const c of batch) applyStoreChange(this.state, c);
+  }
+
+  /** Runs a pass no earlier than `atMs` (and not within the batch window of the last one). */
+  private schedule(atMs: number): void {
+    if (this.stopped) return;
+    const at = Math.max(atMs, this.lastPassEnd + this.settings.batchWindowMs);
+    if (at >= this.timerAt) return;
+    clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(
+      () => {
+        this.timerAt = Infinity;
+        void this.loop();
+      },
+      Math.max(0, at - this.now()),
+    );
+  }
+
+  private readonly kick = (): void => this.schedule(this.now());
+
+  private readonly markPodNode = (p: SlimPod): void => {
+    if (p.nodeName !== '') this.state.dirtyNodes.add(p.nodeName);
+    // Calico nodes mapped to this Kubernetes node.
+    for (const [calico, k8s] of this.state.calicoNodes)
+      if (k8s === p.nodeName) this.state.dirtyNodes.add(calico);
+    this.kick();
+  };
+
+  private readonly fullScan = (): void => {
+    this.state.fullScanRequired = true;
+    this.kick();
+  };
+
+  private async loop(): Promise<void> {
+    const ctx = this.ctx;
+    if (this.running || this.stopped || !ctx) {
+      if (this.running) void this.running.then(this.kick);
+      return;
+    }
+    this.running = this.step(ctx);
+    try {
+      await this.running;
+    } finally {
+      this.running = undefined;
+    }
+    // Before the caches are synced nothing runs; the sync itself kicks the first pass.
+    const state = this.state;
+    if (
+      this.synced &&
+      (this.pending.length > 0 || state.dirtyNodes.size > 0 || state.fullScanRequired)
+    )
+      this.kick();
+  }
+
+  /** Applies the pending changes and, once synced, runs one pass and schedules the next. */
+  private async step(ctx: ControllerContext): Promise<void> {
+    const { state, settings } = this;
+    this.lastAlive = this.now();
+    this.applyPending();
+    if (!this.synced) return;
+    if (this.now() - this.lastFullScan >= settings.fullScanIntervalMs) {
+      state.fullScanRequired = true;
+      this.lastFullScan = this.now();
+    }
+    const started = performance.now();
+    const report = await this.pass(ctx, started);
+    this.passCount++;
+    this.backoff.prune((item) => {
+      const at = item.indexOf(':');
+      const [kind, id] = [item.slice(0, at), item.slice(at + 1)];
+      if (kind === 'node') return state.blocksByNode.has(id) || state.allocationsByNode.has(id);
+      if (kind === 'handle') return state.handles.has(id);
+      return state.blocks.has(id);
+    });
+    this.lastPassEnd = this.now();
+    this.lastAlive = this.lastPassEnd;
+    if (this.options.checkConsistency) {
+      const problems = findStateProblems(state);
+      if (problems.length > 0) {
+        this.log?.log('error', 'GC state inconsistent', { problems: problems.join('; ') });
+        this.events.emit('problems', problems);
+      }
+    }
+    if (report) {
+      const { nextDeadlineMs, ...counts } = report;
+      this.log?.log('debug', 'GC pass done', {
+        ...counts,
+        ms: Math.round(performance.now() - started),
+      });
+      if (nextDeadlineMs !== undefined) this.schedule(nextDeadlineMs);
+      this.events.emit('pass', report);
+    }
+    this.schedule(this.lastFullScan + settings.fullScanIntervalMs);
+  }
+
+  /** One pass with its metrics; a pass that throws is logged and retried with a full scan. */
+  private async pass(ctx: ControllerContext, started: number): Promise<GcPassReport | undefined> {
+    const metrics = this.metrics;
+    try {
+      const report = await runGcPass({
+        state: this.state,
+        settings: this.settings,
+        backoff: this.backoff,
+        nowMs: this.now(),
+        ports: this.ports(ctx),
+        observer: {
+          reclaimed: (t, pool) => metrics?.reclaimed(pool, t.node),
+          nodeCleaned: (node) => metrics?.forgetNode(node),
+          error: (op) => metrics?.error(op),
+        },
+      });
+      this.lastError = undefined;
+      metrics?.pass((performance.now() - started) / 1000, report.errors > 0 ? 'error' : 'ok');
+      return report;
+    } catch (e) {
+      this.lastError = errorText(e);
+      metrics?.pass((performance.now() - started) / 1000, 'error');
+      this.log?.log('error', 'GC pass failed', { error: this.lastError });
+      this.state.fullScanRequired = true;
+      this.schedule(this.now() + this.settings.backoffBaseMs);
+      return undefined;
+    }
+  }
+
+  private ports(c: ControllerContext): GcPorts {
+    const live = liveLookups(c);
     return {
       ipam: c.ipam,
       datastore: c.datastore,
       cache: {
-        kubernetesNodeExists: (name: string) => nodes?.get(name) !== undefined,
-        pod: (namespace: string, name: string) => pods?.get(name, namespace),
-        vm: (namespace: string, name: string) => vm(namespace, name),
+        kubernetesNodeExists: (name) => this.nodes?.get(name) !== undefined,
+        pod: (namespace, name) => this.pods?.get(name, namespace),
+        vm: (namespace, name) => this.vm(namespace, name),
       },
-      live: options.wrapLiveLookups ? options.wrapLiveLookups(live) : live,
-      logger: log!,
+      live: this.options.wrapLiveLookups ? this.options.wrapLiveLookups(live) : live,
+      logger: this.log!,
       isLeader: () => c.leadership.isLeader(),
-      deleteCalicoNodes: options.deleteCalicoNodes ?? false,
+      deleteCalicoNodes: this.options.deleteCalicoNodes ?? false,
     };
   }
+}
 
-  const markPodNode = (p: SlimPod): void => {
-    if (p.nodeName !== '') state.dirtyNodes.add(p.nodeName);
-    // Calico nodes mapped to this Kubernetes node.
-    for (const [calico, k8s] of state.calicoNodes)
-      if (k8s === p.nodeName) state.dirtyNodes.add(calico);
-    kick();
-  };
-  const fullScan = (): void => {
-    state.fullScanRequired = true;
-    kick();
-  };
-
+/** The final re-validation's reads, straight from the API: NotFound is an answer, not an error. */
+function liveLookups(c: ControllerContext): LiveLookups {
   return {
-    name: 'ipam-gc',
-    events,
-    state,
-    passes: () => passCount,
-    async start(c) {
-      ctx = c;
-      log = withLogFields(c.logger, { controller: 'ipam-gc' });
-      metrics = createIpamGcMetrics(c.registry);
-      metrics.setLeader(c.leadership.isLeader());
-      c.leadership.onChange((leading) => {
-        metrics?.setLeader(leading);
-        // A new leader judges everything afresh; a former one has nothing to finish.
-        fullScan();
-      });
-      pods = c.informers.pods();
-      nodes = c.informers.nodes();
-      pods.on('delete', markPodNode);
-      pods.on('update', markPodNode);
-      pods.on('add', markPodNode);
-      nodes.on('delete', fullScan);
-      nodes.on('add', fullScan);
-      const kubevirt = await startKubevirtCaches(c.kube, c.informers, log);
-      vm = kubevirtLookup(kubevirt);
-      if (kubevirt) {
-        kubevirt.vms.on('delete', fullScan);
-        kubevirt.vmis.on('delete', fullScan);
+    pod: async (namespace, name) => {
+      try {
+        return slimPod(await c.kube.core.readNamespacedPod({ name, namespace }));
+      } catch (e) {
+        if (isNotFound(e)) return undefined;
+        throw e;
       }
-      reflector = startStoreReflector({
-        datastore: c.datastore,
-        kinds: GC_STORE_KINDS,
-        logger: log,
-        onChanges: (changes) => {
-          pending.push(...changes);
-          kick();
-        },
-      });
-      void Promise.all([reflector.synced, pods.synced, nodes.synced]).then(() => {
-        if (stopped) return;
-        synced = true;
-        log?.log('info', 'caches synced: GC running', {
-          leakGracePeriodMs: settings.leakGracePeriodMs ?? 'unset',
-          maxReleasesPerPass: settings.maxReleasesPerPass,
-        });
-        fullScan();
-      });
     },
-    readiness(): ControllerStatus {
-      if (synced) return { ok: true };
-      const waiting = [
-        reflector?.isSynced() ? undefined : 'datastore',
-        pods?.isSynced() ? undefined : 'pods',
-        nodes?.isSynced() ? undefined : 'nodes',
-      ].filter(Boolean);
-      return { ok: false, detail: `waiting for ${waiting.join(', ')} to sync` };
-    },
-    health(): ControllerStatus {
-      const stuck = options.stuckAfterMs ?? 5 * 60_000;
-      // Idle with nothing scheduled is healthy; a pass running for too long is not.
-      if (running && now() - lastAlive > stuck)
-        return { ok: false, detail: `a GC pass has run for over ${stuck} ms` };
-      return lastError ? { ok: true, detail: `last pass failed: ${lastError}` } : { ok: true };
-    },
-    beforeScrape() {
-      if (!metrics) return;
-      metrics.setLeader(ctx?.leadership.isLeader() ?? false);
-      const seed = new Set<string>(state.calicoNodes.keys());
-      for (const n of nodes?.list() ?? []) seed.add(n.metadata.name);
-      metrics.update(computeIpamMetrics(state, { seedNodes: seed }));
-    },
-    async compareWithStore() {
-      if (!ctx) throw new Error('not started');
-      const idle = async (): Promise<void> => {
-        while (running) await running;
-        applyPending();
-      };
-      await idle();
-      const items: KVPair[] = [];
-      for (const kind of GC_STORE_KINDS) items.push(...(await ctx.datastore.list({ kind })).items);
-      await idle();
-      const live = JSON.stringify(describeState(state));
-      const fresh = JSON.stringify(describeState(buildGcState(items)));
-      return live === fresh ? '' : `live:  ${live}\nstore: ${fresh}`;
-    },
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-      await reflector?.close();
+    nodeExists: async (name) => {
+      try {
+        await c.kube.core.readNode({ name });
+        return true;
+      } catch (e) {
+        if (isNotFound(e)) return false;
+        throw e;
+      }
     },
   };
 }
