@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
 import type { Controller, ControllerContext, ControllerStatus } from '../manager/controller.js';
 import { createItemBackoff } from '../manager/item-backoff.js';
+import type { ItemBackoff } from '../manager/item-backoff.js';
 import { isNotFound } from '../kube/kube-client.js';
 import { ServiceIndex, ownerHandleOf } from './service-index.js';
 import type { LbKubeWriter, ServiceEvent } from './lb-kube-writer.js';
@@ -17,7 +18,7 @@ import type { SlimInformer } from '../kube/slim-informer.js';
 import type { SlimService } from '@netledger/ipam-core/load-balancer';
 import { serviceId } from './service-id.js';
 import { slimService } from '@netledger/ipam-core/load-balancer';
-import type { StoreReflector } from '../manager/store-reflector.js';
+import type { StoreChange, StoreReflector } from '../manager/store-reflector.js';
 import { startStoreReflector } from '../manager/store-reflector.js';
 
 /** Options of {@link createLoadBalancerController}. */
@@ -59,144 +60,282 @@ export interface LoadBalancerController extends Controller {
 export function createLoadBalancerController(
   options: LoadBalancerControllerOptions,
 ): LoadBalancerController {
-  const settings = options.settings;
-  const now = options.now ?? Date.now;
-  const events = new EventEmitter();
-  const state = new LbState();
-  const index = new ServiceIndex(settings.assignIps);
-  const backoff = createItemBackoff({
-    baseMs: settings.backoffBaseMs,
-    maxMs: settings.backoffMaxMs,
-  });
-  const dirty = new Set<string>();
-  const running = new Map<string, number>();
-  const rerun = new Set<string>();
-  const serviceStates = new Map<string, LbServiceState>();
+  return new LbLoop(options);
+}
+
+/** The controller's queue of handles and what it keeps between reconciles. */
+class LbLoop implements LoadBalancerController {
+  readonly name = 'load-balancer';
+  readonly events = new EventEmitter();
+  readonly state = new LbState();
+  private readonly settings: LoadBalancerSettings;
+  private readonly now: () => number;
+  private readonly index: ServiceIndex;
+  private readonly backoff: ItemBackoff;
+  private readonly dirty = new Set<string>();
+  private readonly running = new Map<string, number>();
+  private readonly rerun = new Set<string>();
+  private readonly serviceStates = new Map<string, LbServiceState>();
   /** Handles whose Services still miss a requested address: retried when an address frees up. */
-  const waiting = new Set<string>();
-  const lastWarning = new Map<string, string>();
-  let ctx: ControllerContext | undefined;
-  let log: Logger | undefined;
-  let metrics: LbMetrics | undefined;
-  let writer: LbKubeWriter | undefined;
-  let reflector: StoreReflector | undefined;
-  let services: SlimInformer<SlimService> | undefined;
-  let storeSynced = false;
-  let servicesSynced = false;
-  let stopped = false;
-  let retryTimer: NodeJS.Timeout | undefined;
-  let lastError: string | undefined;
-  const inFlight = new Set<Promise<void>>();
+  private readonly waiting = new Set<string>();
+  private readonly lastWarning = new Map<string, string>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private ctx: ControllerContext | undefined;
+  private log: Logger | undefined;
+  private metrics: LbMetrics | undefined;
+  private writer: LbKubeWriter | undefined;
+  private reflector: StoreReflector | undefined;
+  private services: SlimInformer<SlimService> | undefined;
+  private storeSynced = false;
+  private servicesSynced = false;
+  private stopped = false;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private lastError: string | undefined;
 
-  const ready = (): boolean => storeSynced && servicesSynced && !stopped;
+  constructor(private readonly options: LoadBalancerControllerOptions) {
+    this.settings = options.settings;
+    this.now = options.now ?? Date.now;
+    this.index = new ServiceIndex(this.settings.assignIps);
+    this.backoff = createItemBackoff({
+      baseMs: this.settings.backoffBaseMs,
+      maxMs: this.settings.backoffMaxMs,
+    });
+  }
 
-  const markDirty = (handles: Iterable<string>): void => {
+  isActive(): boolean {
+    return this.services !== undefined;
+  }
+
+  start(c: ControllerContext): Promise<void> {
+    this.ctx = c;
+    const log = withLogFields(c.logger, { controller: 'load-balancer' });
+    this.log = log;
+    this.metrics = createLbMetrics(c.registry);
+    this.writer = this.options.kubeWriter ?? createLbKubeWriter(c.kube);
+    c.leadership.onChange((leading) => {
+      if (leading) this.markAll();
+    });
+    const reflector = startStoreReflector({
+      datastore: c.datastore,
+      kinds: LB_STORE_KINDS,
+      logger: log,
+      onChanges: (changes) => this.onStoreChanges(changes),
+    });
+    this.reflector = reflector;
+    void reflector.synced.then(() => {
+      if (this.stopped) return;
+      this.storeSynced = true;
+      this.activateIfWanted();
+      if (!this.services) {
+        log.log('info', 'LoadBalancer controller idle: no IP pool allows LoadBalancer use');
+        this.events.emit('idle');
+      }
+    });
+    return Promise.resolve();
+  }
+
+  readiness(): ControllerStatus {
+    if (!this.storeSynced) return { ok: false, detail: 'waiting for the datastore to sync' };
+    if (!this.services) return { ok: true, detail: 'idle: no LoadBalancer IP pool' };
+    if (!this.servicesSynced) return { ok: false, detail: 'waiting for services to sync' };
+    return { ok: true };
+  }
+
+  health(): ControllerStatus {
+    const t = this.now();
+    const stuckAfterMs = this.settings.stuckAfterMs;
+    for (const [h, since] of this.running)
+      if (t - since > stuckAfterMs)
+        return { ok: false, detail: `reconciling handle ${h} for over ${stuckAfterMs} ms` };
+    return this.lastError
+      ? { ok: true, detail: `last reconcile failed: ${this.lastError}` }
+      : { ok: true };
+  }
+
+  beforeScrape(): void {
+    if (!this.metrics) return;
+    const counts = new Map<LbServiceState, number>();
+    for (const id of this.index.managed()) {
+      const s = this.serviceStates.get(id) ?? 'pending';
+      counts.set(s, (counts.get(s) ?? 0) + 1);
+    }
+    this.metrics.update(computeLbPoolMetrics(this.state), counts);
+  }
+
+  idle(): Promise<void> {
+    const isIdle = (): boolean =>
+      this.storeSynced &&
+      (this.services === undefined || this.servicesSynced) &&
+      this.running.size === 0 &&
+      !this.anyDue();
+    if (isIdle()) return Promise.resolve();
+    return new Promise((resolve) => {
+      const check = (): void => {
+        if (!isIdle()) return;
+        this.events.off('idle', check);
+        this.events.off('reconciled', check);
+        resolve();
+      };
+      this.events.on('idle', check);
+      this.events.on('reconciled', check);
+    });
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retryTimer);
+    await Promise.allSettled([...this.inFlight]);
+    await this.reflector?.close();
+  }
+
+  /** Whether a dirty handle is due now (not backing off). */
+  private anyDue(): boolean {
+    const t = this.now();
+    return [...this.dirty].some((d) => !this.backoff.isBackedOff(d, t));
+  }
+
+  private onStoreChanges(changes: readonly StoreChange[]): void {
+    const { state } = this;
+    const touched = new Set<string>();
+    let pools = false;
+    const wasReady = state.datastoreReady;
+    for (const change of changes) {
+      const d = state.apply(change);
+      for (const h of d.handles) touched.add(h);
+      pools ||= d.pools;
+    }
+    if (!this.storeSynced) return;
+    if (pools || touched.size > 0)
+      this.log?.log('debug', 'LoadBalancer store view changed', { handles: touched.size, pools });
+    if (pools || (!wasReady && state.datastoreReady)) this.markAll();
+    // An address changed hands: Services still waiting for one may get it now.
+    else if (touched.size > 0) this.markDirty([...touched, ...this.waiting]);
+    this.activateIfWanted();
+  }
+
+  private markDirty(handles: Iterable<string>): void {
     for (const h of handles) {
-      if (running.has(h)) rerun.add(h);
-      else dirty.add(h);
+      if (this.running.has(h)) this.rerun.add(h);
+      else this.dirty.add(h);
     }
-    pump();
-  };
-  const markAll = (): void => markDirty(new Set([...index.handles(), ...state.byHandle.keys()]));
+    this.pump();
+  }
 
-  function pump(): void {
-    if (!ready() || !ctx) return;
-    const t = now();
-    for (const h of [...dirty]) {
-      if (running.size >= settings.concurrency) break;
-      if (backoff.isBackedOff(h, t)) continue;
-      dirty.delete(h);
-      running.set(h, t);
-      const p = run(h).finally(() => {
-        inFlight.delete(p);
-        running.delete(h);
-        if (rerun.delete(h)) dirty.add(h);
-        pump();
+  private markAll(): void {
+    this.markDirty(new Set([...this.index.handles(), ...this.state.byHandle.keys()]));
+  }
+
+  private readonly pump = (): void => {
+    if (!this.storeSynced || !this.servicesSynced || this.stopped || !this.ctx) return;
+    const t = this.now();
+    for (const h of [...this.dirty]) {
+      if (this.running.size >= this.settings.concurrency) break;
+      if (this.backoff.isBackedOff(h, t)) continue;
+      this.dirty.delete(h);
+      this.running.set(h, t);
+      const p = this.run(h).finally(() => {
+        this.inFlight.delete(p);
+        this.running.delete(h);
+        if (this.rerun.delete(h)) this.dirty.add(h);
+        this.pump();
       });
-      inFlight.add(p);
+      this.inFlight.add(p);
     }
-    scheduleRetry();
-    if (running.size === 0 && ![...dirty].some((d) => !backoff.isBackedOff(d, t)))
-      events.emit('idle');
-  }
-
-  function scheduleRetry(): void {
-    clearTimeout(retryTimer);
-    const backedOff = [...dirty].some((h) => backoff.isBackedOff(h, now()));
-    if (!backedOff || stopped) return;
-    const at = backoff.nextRetryMs() ?? now();
-    retryTimer = setTimeout(pump, Math.max(0, at - now()) + 1);
-  }
-
-  const serviceOf = (id: string): SlimService | undefined => {
-    const at = id.indexOf('/');
-    return services?.get(id.slice(at + 1), id.slice(0, at));
+    this.scheduleRetry();
+    if (this.running.size === 0 && ![...this.dirty].some((d) => !this.backoff.isBackedOff(d, t)))
+      this.events.emit('idle');
   };
 
-  async function run(handle: string): Promise<void> {
-    const c = ctx!;
+  private scheduleRetry(): void {
+    clearTimeout(this.retryTimer);
+    const backedOff = [...this.dirty].some((h) => this.backoff.isBackedOff(h, this.now()));
+    if (!backedOff || this.stopped) return;
+    const at = this.backoff.nextRetryMs() ?? this.now();
+    this.retryTimer = setTimeout(this.pump, Math.max(0, at - this.now()) + 1);
+  }
+
+  private serviceOf(id: string): SlimService | undefined {
+    const at = id.indexOf('/');
+    return this.services?.get(id.slice(at + 1), id.slice(0, at));
+  }
+
+  private async run(handle: string): Promise<void> {
+    let outcome: LbReconcileOutcome;
+    try {
+      outcome = await this.reconcile(handle);
+    } catch (e) {
+      this.deferred(handle, e);
+      return;
+    }
+    this.backoff.succeeded(handle);
+    this.lastError = undefined;
+    for (const [id, s] of outcome.states) this.serviceStates.set(id, s);
+    if ([...outcome.states.values()].includes('pending')) this.waiting.add(handle);
+    else this.waiting.delete(handle);
+    for (const { svc, event } of outcome.notices) await this.record(svc, event);
+    for (const [id, { svc, event }] of outcome.warnings) {
+      const text = event && `${event.reason}: ${event.message}`;
+      if (text === this.lastWarning.get(id)) continue;
+      if (text === undefined) this.lastWarning.delete(id);
+      else if (await this.record(svc, event!)) this.lastWarning.set(id, text);
+    }
+    this.events.emit('reconciled', { handle, ...outcome });
+  }
+
+  /** Reconciles one handle with its member Services and the candidates that may join it. */
+  private reconcile(handle: string): Promise<LbReconcileOutcome> {
+    const c = this.ctx!;
+    const { index, state, settings } = this;
+    const present = (s: SlimService | undefined): s is SlimService => s !== undefined;
     const members = index
       .membersOf(handle)
-      .map(serviceOf)
-      .filter((s): s is SlimService => s !== undefined);
+      .map((id) => this.serviceOf(id))
+      .filter(present);
     const candidates = index
       .candidatesOf(handle)
       .filter((id) => index.ownerOf(id) === undefined)
-      .map(serviceOf)
-      .filter((s): s is SlimService => s !== undefined);
-    let outcome: LbReconcileOutcome;
-    try {
-      outcome = await reconcileHandle(
-        {
-          handle,
-          members,
-          candidates,
-          state,
-          write: c.leadership.isLeader() && state.datastoreReady,
-        },
-        {
-          ipam: c.ipam,
-          kube: writer!,
-          readService: options.readService ?? readServiceLive,
-          ownerHandleOf: (svc) => ownerHandleOf(svc, settings.assignIps),
-          logger: log!,
-          metrics,
-          nowMs: now,
-        },
-      );
-    } catch (e) {
-      const delay = backoff.failed(handle, now());
-      dirty.add(handle);
-      if (!(e instanceof LbRetryLater)) {
-        lastError = errorText(e);
-        metrics?.error('reconcile');
-      }
-      log?.log(e instanceof LbRetryLater ? 'info' : 'warn', 'LoadBalancer reconcile deferred', {
+      .map((id) => this.serviceOf(id))
+      .filter(present);
+    return reconcileHandle(
+      {
         handle,
-        retryInMs: delay,
-        error: errorText(e),
-      });
-      events.emit('deferred', { handle, error: e });
-      return;
+        members,
+        candidates,
+        state,
+        write: c.leadership.isLeader() && state.datastoreReady,
+      },
+      {
+        ipam: c.ipam,
+        kube: this.writer!,
+        readService: this.options.readService ?? ((ns, name) => readServiceLive(c, ns, name)),
+        ownerHandleOf: (svc) => ownerHandleOf(svc, settings.assignIps),
+        logger: this.log!,
+        metrics: this.metrics,
+        nowMs: this.now,
+      },
+    );
+  }
+
+  /** A reconcile failed: the handle backs off and is queued again. */
+  private deferred(handle: string, e: unknown): void {
+    const delay = this.backoff.failed(handle, this.now());
+    this.dirty.add(handle);
+    if (!(e instanceof LbRetryLater)) {
+      this.lastError = errorText(e);
+      this.metrics?.error('reconcile');
     }
-    backoff.succeeded(handle);
-    lastError = undefined;
-    for (const [id, s] of outcome.states) serviceStates.set(id, s);
-    if ([...outcome.states.values()].includes('pending')) waiting.add(handle);
-    else waiting.delete(handle);
-    for (const { svc, event } of outcome.notices) await record(svc, event);
-    for (const [id, { svc, event }] of outcome.warnings) {
-      const text = event && `${event.reason}: ${event.message}`;
-      if (text === lastWarning.get(id)) continue;
-      if (text === undefined) lastWarning.delete(id);
-      else if (await record(svc, event!)) lastWarning.set(id, text);
-    }
-    events.emit('reconciled', { handle, ...outcome });
+    this.log?.log(e instanceof LbRetryLater ? 'info' : 'warn', 'LoadBalancer reconcile deferred', {
+      handle,
+      retryInMs: delay,
+      error: errorText(e),
+    });
+    this.events.emit('deferred', { handle, error: e });
   }
 
   /** Records an Event (leader only; best effort). Whether it was recorded. */
-  async function record(svc: SlimService, event: ServiceEvent): Promise<boolean> {
-    if (!ctx?.leadership.isLeader()) return false;
+  private async record(svc: SlimService, event: ServiceEvent): Promise<boolean> {
+    if (!this.ctx?.leadership.isLeader()) return false;
+    const log = this.log;
     if (event.type === 'Warning')
       log?.log('warn', 'LoadBalancer request not satisfied', {
         service: serviceId(svc),
@@ -204,7 +343,7 @@ export function createLoadBalancerController(
         message: event.message,
       });
     try {
-      await writer!.recordEvent(svc, event);
+      await this.writer!.recordEvent(svc, event);
       return true;
     } catch (e) {
       log?.log('warn', 'could not record an event on a Service', {
@@ -216,147 +355,59 @@ export function createLoadBalancerController(
     }
   }
 
-  async function readServiceLive(namespace: string, name: string) {
-    try {
-      return slimService(await ctx!.kube.core.readNamespacedService({ name, namespace }));
-    } catch (e) {
-      if (isNotFound(e)) return undefined;
-      throw e;
+  private onService(svc: SlimService, deleted: boolean): void {
+    const id = serviceId(svc);
+    const handles = this.index.update(id, deleted ? undefined : svc);
+    if (this.index.ownerOf(id) === undefined) {
+      this.serviceStates.delete(id);
+      if (deleted) this.lastWarning.delete(id);
     }
+    this.markDirty(handles);
   }
 
-  const onService = (svc: SlimService, deleted: boolean): void => {
-    const id = serviceId(svc);
-    const handles = index.update(id, deleted ? undefined : svc);
-    if (index.ownerOf(id) === undefined) {
-      serviceStates.delete(id);
-      if (deleted) lastWarning.delete(id);
-    }
-    markDirty(handles);
-  };
-
   /** Starts the Service informer: at once in `on` mode, with the first LoadBalancer pool in `auto`. */
-  function activateIfWanted(): void {
-    if (services || stopped || !ctx || !storeSynced) return;
+  private activateIfWanted(): void {
+    const { settings, state } = this;
+    if (this.services || this.stopped || !this.ctx || !this.storeSynced) return;
     if (settings.mode === 'auto' && !state.hasLoadBalancerPool() && state.byHandle.size === 0)
       return;
-    const c = ctx;
-    services = c.informers.get('services', () => startServiceInformer(c.kube, log!));
-    services.on('add', (s) => onService(s, false));
-    services.on('update', (s) => onService(s, false));
-    services.on('delete', (s) => onService(s, true));
-    log?.log('info', 'LoadBalancer controller active: watching Services', {
+    const c = this.ctx;
+    const log = this.log!;
+    const services = c.informers.get('services', () => startServiceInformer(c.kube, log));
+    this.services = services;
+    services.on('add', (s) => this.onService(s, false));
+    services.on('update', (s) => this.onService(s, false));
+    services.on('delete', (s) => this.onService(s, true));
+    log.log('info', 'LoadBalancer controller active: watching Services', {
       mode: settings.mode,
       assignIps: settings.assignIps,
     });
-    events.emit('active');
+    this.events.emit('active');
     void services.synced.then(() => {
-      if (stopped) return;
+      if (this.stopped) return;
       // The informer's initial adds may have been delivered before the handlers were attached.
-      for (const s of services!.list()) index.update(serviceId(s), s);
-      servicesSynced = true;
-      log?.log('info', 'LoadBalancer caches synced: assigning', {
-        services: index.managed().length,
+      for (const s of services.list()) this.index.update(serviceId(s), s);
+      this.servicesSynced = true;
+      log.log('info', 'LoadBalancer caches synced: assigning', {
+        services: this.index.managed().length,
         handlesInStore: state.byHandle.size,
       });
-      markAll();
-      if (running.size === 0 && dirty.size === 0) events.emit('idle');
+      this.markAll();
+      if (this.running.size === 0 && this.dirty.size === 0) this.events.emit('idle');
     });
   }
+}
 
-  return {
-    name: 'load-balancer',
-    events,
-    state,
-    isActive: () => services !== undefined,
-    async start(c) {
-      ctx = c;
-      log = withLogFields(c.logger, { controller: 'load-balancer' });
-      metrics = createLbMetrics(c.registry);
-      writer = options.kubeWriter ?? createLbKubeWriter(c.kube);
-      c.leadership.onChange((leading) => {
-        if (leading) markAll();
-      });
-      reflector = startStoreReflector({
-        datastore: c.datastore,
-        kinds: LB_STORE_KINDS,
-        logger: log,
-        onChanges: (changes) => {
-          const touched = new Set<string>();
-          let pools = false;
-          const wasReady = state.datastoreReady;
-          for (const change of changes) {
-            const d = state.apply(change);
-            for (const h of d.handles) touched.add(h);
-            pools ||= d.pools;
-          }
-          if (!storeSynced) return;
-          if (pools || touched.size > 0)
-            log?.log('debug', 'LoadBalancer store view changed', { handles: touched.size, pools });
-          if (pools || (!wasReady && state.datastoreReady)) markAll();
-          // An address changed hands: Services still waiting for one may get it now.
-          else if (touched.size > 0) markDirty([...touched, ...waiting]);
-          activateIfWanted();
-        },
-      });
-      void reflector.synced.then(() => {
-        if (stopped) return;
-        storeSynced = true;
-        activateIfWanted();
-        if (!services) {
-          log?.log('info', 'LoadBalancer controller idle: no IP pool allows LoadBalancer use');
-          events.emit('idle');
-        }
-      });
-    },
-    readiness(): ControllerStatus {
-      if (!storeSynced) return { ok: false, detail: 'waiting for the datastore to sync' };
-      if (!services) return { ok: true, detail: 'idle: no LoadBalancer IP pool' };
-      if (!servicesSynced) return { ok: false, detail: 'waiting for services to sync' };
-      return { ok: true };
-    },
-    health(): ControllerStatus {
-      const t = now();
-      for (const [h, since] of running)
-        if (t - since > settings.stuckAfterMs)
-          return {
-            ok: false,
-            detail: `reconciling handle ${h} for over ${settings.stuckAfterMs} ms`,
-          };
-      return lastError ? { ok: true, detail: `last reconcile failed: ${lastError}` } : { ok: true };
-    },
-    beforeScrape() {
-      if (!metrics) return;
-      const counts = new Map<LbServiceState, number>();
-      for (const id of index.managed()) {
-        const s = serviceStates.get(id) ?? 'pending';
-        counts.set(s, (counts.get(s) ?? 0) + 1);
-      }
-      metrics.update(computeLbPoolMetrics(state), counts);
-    },
-    idle() {
-      const isIdle = (): boolean =>
-        storeSynced &&
-        (services === undefined || servicesSynced) &&
-        running.size === 0 &&
-        ![...dirty].some((d) => !backoff.isBackedOff(d, now()));
-      if (isIdle()) return Promise.resolve();
-      return new Promise((resolve) => {
-        const check = (): void => {
-          if (!isIdle()) return;
-          events.off('idle', check);
-          events.off('reconciled', check);
-          resolve();
-        };
-        events.on('idle', check);
-        events.on('reconciled', check);
-      });
-    },
-    async stop() {
-      stopped = true;
-      clearTimeout(retryTimer);
-      await Promise.allSettled([...inFlight]);
-      await reflector?.close();
-    },
-  };
+/** Reads a Service straight from the API (the re-validation); undefined when it is gone. */
+async function readServiceLive(
+  c: ControllerContext,
+  namespace: string,
+  name: string,
+): Promise<SlimService | undefined> {
+  try {
+    return slimService(await c.kube.core.readNamespacedService({ name, namespace }));
+  } catch (e) {
+    if (isNotFound(e)) return undefined;
+    throw e;
+  }
 }
