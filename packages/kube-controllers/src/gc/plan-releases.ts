@@ -1,4 +1,5 @@
-import type { GcState, TrackedAllocation } from './gc-state.js';
+import type { GcState } from './gc-state.js';
+import type { TrackedAllocation } from './tracked-allocation.js';
 
 /** The confirmed leaks of one block, released together by one `releaseIps` call. */
 export interface BlockRelease {

@@ -1,6 +1,7 @@
 import { classifyAllocation, parseIp } from '@netledger/accounting';
 import type { AllocationClassification, PodLookup, VmLookup } from '@netledger/accounting';
-import type { GcState, TrackedAllocation } from './gc-state.js';
+import type { GcState } from './gc-state.js';
+import type { TrackedAllocation } from './tracked-allocation.js';
 import { NOT_KUBERNETES, resolveKubernetesNode } from './node-mapping.js';
 import type { SlimPod } from '../kube/slim-pod.js';
 import { podLookupOf, podReportsAddress } from '../kube/slim-pod.js';

@@ -1,6 +1,7 @@
 // The LoadBalancer controller's Kubernetes side: the Service informer, status writes (the status
 // subresource, by JSON patch guarded by the Service's uid) and Events on Services.
 import type { KubeApis } from '../kube/kube-client.js';
+import { isNotFound } from '../kube/kube-client.js';
 import type { Logger } from '../logger.js';
 import { LIST_PAGE_SIZE } from '../kube/shared-informers.js';
 import type { ListPage, SlimInformer } from '../kube/slim-informer.js';
@@ -105,4 +106,18 @@ export function createLbKubeWriter(kube: KubeApis): LbKubeWriter {
       });
     },
   };
+}
+
+/** Reads a Service straight from the API (the re-validation); undefined when it is gone. */
+export async function readServiceLive(
+  kube: KubeApis,
+  namespace: string,
+  name: string,
+): Promise<SlimService | undefined> {
+  try {
+    return slimService(await kube.core.readNamespacedService({ name, namespace }));
+  } catch (e) {
+    if (isNotFound(e)) return undefined;
+    throw e;
+  }
 }

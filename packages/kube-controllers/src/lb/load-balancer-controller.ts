@@ -2,14 +2,14 @@ import { EventEmitter } from 'node:events';
 import type { Controller, ControllerContext, ControllerStatus } from '../manager/controller.js';
 import { createItemBackoff } from '../manager/item-backoff.js';
 import type { ItemBackoff } from '../manager/item-backoff.js';
-import { isNotFound } from '../kube/kube-client.js';
 import { ServiceIndex, ownerHandleOf } from './service-index.js';
 import type { LbKubeWriter, ServiceEvent } from './lb-kube-writer.js';
-import { createLbKubeWriter, startServiceInformer } from './lb-kube-writer.js';
+import { createLbKubeWriter, readServiceLive, startServiceInformer } from './lb-kube-writer.js';
 import type { LbMetrics, LbServiceState } from './lb-metrics.js';
 import { computeLbPoolMetrics, createLbMetrics } from './lb-metrics.js';
 import type { LbReconcileOutcome } from './reconcile-handle.js';
-import { LbRetryLater, reconcileHandle } from './reconcile-handle.js';
+import { reconcileHandle } from './reconcile-handle.js';
+import { LbRetryLater } from './release-handle.js';
 import type { LoadBalancerSettings } from './lb-settings.js';
 import { LB_STORE_KINDS, LbState } from './lb-state.js';
 import type { Logger } from '../logger.js';
@@ -17,7 +17,6 @@ import { errorText, withLogFields } from '../logger.js';
 import type { SlimInformer } from '../kube/slim-informer.js';
 import type { SlimService } from '@netledger/ipam-core/load-balancer';
 import { serviceId } from './service-id.js';
-import { slimService } from '@netledger/ipam-core/load-balancer';
 import type { StoreChange, StoreReflector } from '../manager/store-reflector.js';
 import { startStoreReflector } from '../manager/store-reflector.js';
 
@@ -242,8 +241,7 @@ class LbLoop implements LoadBalancerController {
       this.inFlight.add(p);
     }
     this.scheduleRetry();
-    if (this.running.size === 0 && ![...this.dirty].some((d) => !this.backoff.isBackedOff(d, t)))
-      this.events.emit('idle');
+    if (this.running.size === 0 && !this.anyDue()) this.events.emit('idle');
   };
 
   private scheduleRetry(): void {
@@ -307,7 +305,7 @@ class LbLoop implements LoadBalancerController {
       {
         ipam: c.ipam,
         kube: this.writer!,
-        readService: this.options.readService ?? ((ns, name) => readServiceLive(c, ns, name)),
+        readService: this.options.readService ?? ((ns, name) => readServiceLive(c.kube, ns, name)),
         ownerHandleOf: (svc) => ownerHandleOf(svc, settings.assignIps),
         logger: this.log!,
         metrics: this.metrics,
@@ -395,19 +393,5 @@ class LbLoop implements LoadBalancerController {
       this.markAll();
       if (this.running.size === 0 && this.dirty.size === 0) this.events.emit('idle');
     });
-  }
-}
-
-/** Reads a Service straight from the API (the re-validation); undefined when it is gone. */
-async function readServiceLive(
-  c: ControllerContext,
-  namespace: string,
-  name: string,
-): Promise<SlimService | undefined> {
-  try {
-    return slimService(await c.kube.core.readNamespacedService({ name, namespace }));
-  } catch (e) {
-    if (isNotFound(e)) return undefined;
-    throw e;
   }
 }

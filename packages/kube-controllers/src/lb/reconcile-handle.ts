@@ -3,7 +3,7 @@ import { goUtcTimestamp, isIpamError } from '@netledger/ipam-core';
 import { cidrContainsIp, parseIp } from '@netledger/accounting';
 import type { LbKubeWriter, ServiceEvent } from './lb-kube-writer.js';
 import type { LbMetrics, LbServiceState } from './lb-metrics.js';
-import type { Member, PlannedAssignment } from './plan-addresses.js';
+import type { AddressPlan, Member } from './plan-addresses.js';
 import {
   RELEASE_REASON_TEXT,
   admitMembers,
@@ -17,14 +17,10 @@ import type { LbState } from './lb-state.js';
 import type { Logger } from '../logger.js';
 import type { SlimService } from '@netledger/ipam-core/load-balancer';
 import { serviceId } from './service-id.js';
-
-/** The virtual host LoadBalancer addresses are assigned on (affinity `virtual:load-balancer`). */
-const LOAD_BALANCER_HOST = 'load-balancer';
-
-/** A handle could not be judged safely yet (a Service the informer has not caught up with): retry later. */
-export class LbRetryLater extends Error {
-  override readonly name = 'LbRetryLater';
-}
+import type { Problem } from './assign-address.js';
+import { assignOne } from './assign-address.js';
+import { releaseHandle } from './release-handle.js';
+import { ingressIps, showsExactly } from './service-ingress.js';
 
 /** What a reconcile works through. */
 export interface LbPorts {
@@ -64,31 +60,6 @@ export interface LbReconcileOutcome {
   readonly released: readonly string[];
 }
 
-const stripMask = (cidr: string): string => cidr.split('/')[0]!;
-const ingressIps = (svc: SlimService): string[] =>
-  svc.ingress.map((e) => e.ip).filter((ip): ip is string => ip !== undefined);
-
-/**
- * The Service shows exactly these addresses, in order, and nothing else (the API server's own
- * `ipMode` default aside).
- */
-const showsExactly = (svc: SlimService, ips: readonly string[]): boolean =>
-  svc.ingress.length === ips.length &&
-  svc.ingress.every(
-    (e, i) => e.ip === ips[i] && Object.keys(e).every((k) => k === 'ip' || k === 'ipMode'),
-  );
-
-/** Every LoadBalancer block the pools can hold: the per-host block cap the virtual host gets. */
-function loadBalancerBlockCap(state: LbState): number {
-  let n = 0;
-  for (const p of state.pools.values()) {
-    if (!p.loadBalancer) continue;
-    const blockSize = p.pool.spec.blockSize ?? (p.family === 'IPv4' ? 26 : 122);
-    n += 2 ** Math.min(30, Math.max(0, blockSize - p.cidr.prefix));
-  }
-  return Math.max(1, n);
-}
-
 /**
  * Reconciles one handle's addresses with its Services. With no member left (Services deleted,
  * no longer of type LoadBalancer, another class) every address goes: the Services named by the
@@ -106,22 +77,65 @@ export async function reconcileHandle(
   input: LbReconcileInput,
   ports: LbPorts,
 ): Promise<LbReconcileOutcome> {
-  const { handle, state } = input;
-  const states = new Map<string, LbServiceState>();
-  const warnings = new Map<string, { svc: SlimService; event: ServiceEvent | undefined }>();
-  const notices: { svc: SlimService; event: ServiceEvent }[] = [];
-  const assigned: string[] = [];
-  const released: string[] = [];
-  const outcome = (): LbReconcileOutcome => ({ states, warnings, notices, assigned, released });
-  const pools = [...state.pools.values()];
-  const viewIps = state.ipsOf(handle);
-  const log = ports.logger;
-
+  const out: Outcome = {
+    states: new Map(),
+    warnings: new Map(),
+    notices: [],
+    assigned: [],
+    released: [],
+  };
+  const viewIps = input.state.ipsOf(input.handle);
   if (input.members.length === 0) {
-    await releaseHandle(input, ports, { viewIps, notices, released });
-    return outcome();
+    await releaseHandle(input, ports, { viewIps, notices: out.notices, released: out.released });
+    return out;
   }
+  const valid = validMembers(input, out);
+  // An invalid request changes nothing: addresses and statuses stay as they are until it is fixed.
+  if (valid.length === 0) return out;
+  const { admitted, refused } = admitMembers(valid, viewIps);
+  for (const r of refused) {
+    const id = serviceId(r.svc);
+    out.states.set(id, 'refused');
+    out.warnings.set(id, {
+      svc: r.svc,
+      event: { type: 'Warning', reason: r.reason, message: r.message },
+    });
+  }
+  const addressing = await addressHandle({ input, ports, admitted, viewIps, out });
+  await showAddresses({ input, ports, admitted, addressing, out });
+  if (input.write) {
+    const ours = new Set([...addressing.held, ...Object.values(addressing.addresses)]);
+    for (const r of refused) {
+      const shown = ingressIps(r.svc).filter((ip) => ours.has(ip));
+      if (shown.length > 0) await ports.kube.removeIngress(r.svc, shown);
+    }
+  }
+  for (const x of addressing.plan.release)
+    for (const m of admitted)
+      if (out.released.includes(x.ip) && ingressIps(m.svc).includes(x.ip))
+        out.notices.push({
+          svc: m.svc,
+          event: {
+            type: 'Normal',
+            reason: 'AddressReleased',
+            message: `released ${x.ip}: ${RELEASE_REASON_TEXT[x.why]}`,
+          },
+        });
+  return out;
+}
 
+/** The outcome as it is built up. */
+interface Outcome {
+  readonly states: Map<string, LbServiceState>;
+  readonly warnings: Map<string, { svc: SlimService; event: ServiceEvent | undefined }>;
+  readonly notices: { svc: SlimService; event: ServiceEvent }[];
+  readonly assigned: string[];
+  readonly released: string[];
+}
+
+/** The members whose requests are valid; the others are marked invalid, with a Warning. */
+function validMembers(input: LbReconcileInput, out: Outcome): Member[] {
+  const pools = [...input.state.pools.values()];
   const valid: Member[] = [];
   for (const svc of input.members) {
     const parsed = parseLoadBalancerRequest(svc, pools);
@@ -130,24 +144,42 @@ export async function reconcileHandle(
       valid.push({ svc, request: parsed.request });
       continue;
     }
-    states.set(id, 'invalid');
-    warnings.set(id, {
+    out.states.set(id, 'invalid');
+    out.warnings.set(id, {
       svc,
       event: { type: 'Warning', reason: 'InvalidLoadBalancerRequest', message: parsed.message },
     });
   }
-  // An invalid request changes nothing: addresses and statuses stay as they are until it is fixed.
-  if (valid.length === 0) return outcome();
+  return valid;
+}
 
-  const { admitted, refused } = admitMembers(valid, viewIps);
-  for (const r of refused) {
-    const id = serviceId(r.svc);
-    states.set(id, 'refused');
-    warnings.set(id, {
-      svc: r.svc,
-      event: { type: 'Warning', reason: r.reason, message: r.message },
-    });
-  }
+/** Where the handle's addresses ended up. */
+interface Addressing {
+  readonly plan: AddressPlan;
+  /** What the handle held before this reconcile (view and, if read, store). */
+  readonly held: readonly string[];
+  /** The address per family the members are to show. */
+  readonly addresses: Partial<Record<IpFamily, string>>;
+  /** Why a family has no address. */
+  readonly problems: ReadonlyMap<IpFamily, Problem>;
+  /** No LoadBalancer pool exists. */
+  readonly noPools: boolean;
+}
+
+/**
+ * Plans the admitted members' addresses against the view and, when a write is needed and allowed,
+ * against the store (the view may be behind it); releases first, then assigns.
+ */
+async function addressHandle(args: {
+  input: LbReconcileInput;
+  ports: LbPorts;
+  admitted: readonly Member[];
+  viewIps: readonly string[];
+  out: Outcome;
+}): Promise<Addressing> {
+  const { input, ports, admitted, viewIps } = args;
+  const { handle, state } = input;
+  const pools = [...state.pools.values()];
   const desire = desireOf(admitted);
   const preferred = admitted.flatMap((m) => ingressIps(m.svc));
   const noPools = !state.hasLoadBalancerPool();
@@ -156,64 +188,106 @@ export async function reconcileHandle(
   const addresses: Partial<Record<IpFamily, string>> = { ...plan.keep };
   const problems = new Map<IpFamily, Problem>();
   const needsWrite = plan.release.length > 0 || (!noPools && plan.assign.length > 0);
-  if (needsWrite && input.write) {
-    // The view may be behind the store (our own last write, a restart): ask the store.
-    let stored: string[] = [];
-    try {
-      stored = await ports.ipam.ipsByHandle(handle);
-    } catch (e) {
-      if (!isIpamError(e, 'DoesNotExist')) throw e;
-    }
-    held = [...new Set([...viewIps, ...stored])];
-    plan = planAddresses({ desire, current: held, pools, preferred });
-    for (const f of ['IPv4', 'IPv6'] as const) delete addresses[f];
-    Object.assign(addresses, plan.keep);
-    if (plan.release.length > 0) {
-      const r = await ports.ipam.releaseIps(plan.release.map((x) => ({ address: x.ip, handle })));
-      for (const x of plan.release) {
-        if (r.unallocated.includes(x.ip)) continue;
-        released.push(x.ip);
-        ports.metrics?.released(x.why);
-        log.log('info', 'released LoadBalancer address', {
-          ip: x.ip,
-          handle,
-          reason: x.why,
-          services: admitted.map((m) => serviceId(m.svc)).join(','),
-        });
-      }
-    }
-    if (!noPools) {
-      const attrs = {
-        service: admitted[0]!.svc.metadata.name,
-        namespace: admitted[0]!.svc.metadata.namespace,
-        type: admitted[0]!.svc.type,
-        timestamp: goUtcTimestamp(ports.nowMs()),
-      };
-      for (const a of plan.assign) {
-        const got = await assignOne(a, { handle, attrs, state, ports, problems });
-        if (got === undefined) continue;
-        addresses[a.family] = got;
-        assigned.push(got);
-        ports.metrics?.assigned(a.family);
-        const pool = pools.find((p) => p.loadBalancer && cidrContainsIp(p.cidr, parseIp(got)));
-        log.log('info', 'assigned LoadBalancer address', {
-          ip: got,
-          pool: pool?.name,
-          handle,
-          services: admitted.map((m) => serviceId(m.svc)).join(','),
-        });
-      }
-    }
+  if (!needsWrite || !input.write) return { plan, held, addresses, problems, noPools };
+  // The view may be behind the store (our own last write, a restart): ask the store.
+  let stored: string[] = [];
+  try {
+    stored = await ports.ipam.ipsByHandle(handle);
+  } catch (e) {
+    if (!isIpamError(e, 'DoesNotExist')) throw e;
   }
+  held = [...new Set([...viewIps, ...stored])];
+  plan = planAddresses({ desire, current: held, pools, preferred });
+  for (const f of ['IPv4', 'IPv6'] as const) delete addresses[f];
+  Object.assign(addresses, plan.keep);
+  await releasePlanned({ ...args, plan });
+  if (!noPools) await assignPlanned({ ...args, plan, addresses, problems });
+  return { plan, held, addresses, problems, noPools };
+}
 
+/** Releases the plan's addresses the members no longer want. */
+async function releasePlanned(args: {
+  input: LbReconcileInput;
+  ports: LbPorts;
+  admitted: readonly Member[];
+  plan: AddressPlan;
+  out: Outcome;
+}): Promise<void> {
+  const { ports, plan, admitted, out } = args;
+  const handle = args.input.handle;
+  if (plan.release.length === 0) return;
+  const r = await ports.ipam.releaseIps(plan.release.map((x) => ({ address: x.ip, handle })));
+  for (const x of plan.release) {
+    if (r.unallocated.includes(x.ip)) continue;
+    out.released.push(x.ip);
+    ports.metrics?.released(x.why);
+    ports.logger.log('info', 'released LoadBalancer address', {
+      ip: x.ip,
+      handle,
+      reason: x.why,
+      services: admitted.map((m) => serviceId(m.svc)).join(','),
+    });
+  }
+}
+
+/** Assigns the plan's addresses, with Calico's attributes; a family that gets none has a problem. */
+async function assignPlanned(args: {
+  input: LbReconcileInput;
+  ports: LbPorts;
+  admitted: readonly Member[];
+  plan: AddressPlan;
+  addresses: Partial<Record<IpFamily, string>>;
+  problems: Map<IpFamily, Problem>;
+  out: Outcome;
+}): Promise<void> {
+  const { ports, plan, admitted, addresses, problems, out } = args;
+  const { handle, state } = args.input;
+  const first = admitted[0]!.svc;
+  const attrs = {
+    service: first.metadata.name,
+    namespace: first.metadata.namespace,
+    type: first.type,
+    timestamp: goUtcTimestamp(ports.nowMs()),
+  };
+  for (const a of plan.assign) {
+    const got = await assignOne(a, { handle, attrs, state, ports, problems });
+    if (got === undefined) continue;
+    addresses[a.family] = got;
+    out.assigned.push(got);
+    ports.metrics?.assigned(a.family);
+    const pool = [...state.pools.values()].find(
+      (p) => p.loadBalancer && cidrContainsIp(p.cidr, parseIp(got)),
+    );
+    ports.logger.log('info', 'assigned LoadBalancer address', {
+      ip: got,
+      pool: pool?.name,
+      handle,
+      services: admitted.map((m) => serviceId(m.svc)).join(','),
+    });
+  }
+}
+
+/**
+ * Judges each admitted member (assigned or pending, with its problem) and, when writing, sets its
+ * status to its addresses (with an Event), or with no LoadBalancer pool takes back only ours.
+ */
+async function showAddresses(args: {
+  input: LbReconcileInput;
+  ports: LbPorts;
+  admitted: readonly Member[];
+  addressing: Addressing;
+  out: Outcome;
+}): Promise<void> {
+  const { input, ports, admitted, out } = args;
+  const { addresses, problems, held, noPools } = args.addressing;
   const sharingKey = admitted[0]!.request.sharingKey;
   for (const m of admitted) {
     const id = serviceId(m.svc);
     const want = ingressIpsFor(m, addresses);
     const missing = m.request.required.filter((f) => addresses[f] === undefined);
-    states.set(id, missing.length === 0 ? 'assigned' : 'pending');
+    out.states.set(id, missing.length === 0 ? 'assigned' : 'pending');
     const problem = missing.map((f) => problems.get(f)).find((p) => p !== undefined);
-    warnings.set(id, { svc: m.svc, event: problem && { type: 'Warning', ...problem } });
+    out.warnings.set(id, { svc: m.svc, event: problem && { type: 'Warning', ...problem } });
     if (!input.write) continue;
     if (noPools) {
       // No LoadBalancer pool: another implementation may own the status; take back only ours.
@@ -226,194 +300,20 @@ export async function reconcileHandle(
       m.svc,
       want.map((ip) => ({ ip })),
     );
-    log.log('debug', 'set LoadBalancer status', { service: id, ingress: want.join(',') });
-    if (want.length > 0) {
-      const others = admitted.filter((o) => o !== m).map((o) => o.svc.metadata.name);
-      notices.push({
-        svc: m.svc,
-        event: {
-          type: 'Normal',
-          reason: 'AddressAssigned',
-          message:
-            `status.loadBalancer.ingress: ${want.join(', ')}` +
-            (sharingKey !== undefined && others.length > 0
-              ? ` (shared under sharing key "${sharingKey}" with ${others.join(', ')})`
-              : ''),
-        },
-      });
-    }
-  }
-  if (input.write) {
-    const ours = new Set([...held, ...Object.values(addresses)]);
-    for (const r of refused) {
-      const shown = ingressIps(r.svc).filter((ip) => ours.has(ip));
-      if (shown.length > 0) await ports.kube.removeIngress(r.svc, shown);
-    }
-  }
-  for (const x of plan.release)
-    for (const m of admitted)
-      if (released.includes(x.ip) && ingressIps(m.svc).includes(x.ip))
-        notices.push({
-          svc: m.svc,
-          event: {
-            type: 'Normal',
-            reason: 'AddressReleased',
-            message: `released ${x.ip}: ${RELEASE_REASON_TEXT[x.why]}`,
-          },
-        });
-  return outcome();
-}
-
-/** Why a family has no address: an Event's reason and message. */
-interface Problem {
-  readonly reason: string;
-  readonly message: string;
-}
-
-/**
- * Assigns one planned address; undefined (with the problem recorded per family) when it cannot
- * be had. Errors other than a refusal throw.
- */
-async function assignOne(
-  a: PlannedAssignment,
-  ctx: {
-    handle: string;
-    attrs: Record<string, string>;
-    state: LbState;
-    ports: LbPorts;
-    problems: Map<IpFamily, Problem>;
-  },
-): Promise<string | undefined> {
-  const { handle, attrs, state, ports } = ctx;
-  if (a.ip !== undefined) {
-    try {
-      await ports.ipam.assignIp({
-        ip: a.ip,
-        hostname: LOAD_BALANCER_HOST,
-        handleId: handle,
-        attrs,
-        intendedUse: 'LoadBalancer',
-        maxAllocToHandlePerIpVersion: 1,
-      });
-      return a.ip;
-    } catch (e) {
-      if (isIpamError(e, 'AlreadyExists', 'IpInCooldown')) {
-        const holder = state.byIp.get(a.ip);
-        ctx.problems.set(a.family, {
-          reason: 'AddressInUse',
-          message: `${a.ip} is already assigned${holder ? ` (to service ${holder.namespace}/${holder.service})` : ''}`,
-        });
-        return undefined;
-      }
-      if (isIpamError(e, 'InvalidArgument', 'NoQualifiedPool')) {
-        ctx.problems.set(a.family, {
-          reason: 'AddressUnavailable',
-          message: `${a.ip}: ${e.message.trim()}`,
-        });
-        return undefined;
-      }
-      throw e;
-    }
-  }
-  const v4 = a.family === 'IPv4';
-  try {
-    const r = await ports.ipam.autoAssign({
-      num4: v4 ? 1 : 0,
-      num6: v4 ? 0 : 1,
-      hostname: LOAD_BALANCER_HOST,
-      handleId: handle,
-      attrs,
-      intendedUse: 'LoadBalancer',
-      ...(a.pools && (v4 ? { ipv4Pools: a.pools } : { ipv6Pools: a.pools })),
-      maxAllocToHandlePerIpVersion: 1,
-      maxBlocksPerHost: loadBalancerBlockCap(state),
-    });
-    const got = (v4 ? r.v4 : r.v6).ips[0];
-    if (got !== undefined) return stripMask(got);
-    const msgs = (v4 ? r.v4 : r.v6).msgs;
-    ctx.problems.set(a.family, {
-      reason: 'NoAddressAvailable',
-      message: `no ${a.family} address left in ${a.pools ? `pools ${a.pools.join(', ')}` : 'the LoadBalancer pools'}${msgs.length > 0 ? ` (${msgs.join('; ')})` : ''}`,
-    });
-    return undefined;
-  } catch (e) {
-    if (isIpamError(e, 'NoQualifiedPool', 'BlockLimit')) {
-      ctx.problems.set(a.family, {
-        reason: 'NoAddressAvailable',
-        message: `no ${a.family} address: ${e.message.trim()}`,
-      });
-      return undefined;
-    }
-    throw e;
-  }
-}
-
-/** Releases a handle no Service holds any more, after re-reading the Services it names. */
-async function releaseHandle(
-  input: LbReconcileInput,
-  ports: LbPorts,
-  out: {
-    viewIps: readonly string[];
-    notices: { svc: SlimService; event: ServiceEvent }[];
-    released: string[];
-  },
-): Promise<void> {
-  if (!input.write) return;
-  const { handle, state } = input;
-  let stored: string[] = [];
-  try {
-    stored = await ports.ipam.ipsByHandle(handle);
-  } catch (e) {
-    if (!isIpamError(e, 'DoesNotExist')) throw e;
-    if (out.viewIps.length === 0) return;
-  }
-  const ips = [...new Set([...out.viewIps, ...stored])];
-  // The final re-validation: the Services named by the allocations and the ones showing the
-  // addresses, read from the API itself, must not map to this handle any more.
-  const named = new Map<string, { namespace: string; name: string }>();
-  for (const a of state.byHandle.get(handle)?.values() ?? [])
-    named.set(`${a.namespace}/${a.service}`, { namespace: a.namespace, name: a.service });
-  for (const c of input.candidates)
-    named.set(serviceId(c), { namespace: c.metadata.namespace, name: c.metadata.name });
-  const live: SlimService[] = [];
-  for (const { namespace, name } of named.values()) {
-    if (namespace === '' || name === '') continue;
-    const svc = await ports.readService(namespace, name);
-    if (svc && ports.ownerHandleOf(svc) === handle)
-      throw new LbRetryLater(`service ${namespace}/${name} still holds handle ${handle}`);
-    // Told why below, if netledger no longer manages it at all (not re-created, not re-keyed).
-    if (svc && ports.ownerHandleOf(svc) === undefined) live.push(svc);
-  }
-  for (const c of input.candidates) {
-    const shown = ingressIps(c).filter((ip) => ips.includes(ip));
-    if (shown.length > 0) await ports.kube.removeIngress(c, shown);
-  }
-  try {
-    await ports.ipam.releaseByHandle(handle);
-  } catch (e) {
-    if (!isIpamError(e, 'DoesNotExist')) throw e;
-  }
-  // Allocations the view shows but the handle object does not list (a handle lost or behind).
-  const leftover = out.viewIps.filter((ip) => !stored.includes(ip));
-  if (leftover.length > 0)
-    await ports.ipam.releaseIps(leftover.map((address) => ({ address, handle })));
-  if (ips.length === 0) return;
-  out.released.push(...ips);
-  for (let i = 0; i < ips.length; i++) ports.metrics?.released('service-gone');
-  ports.logger.log('info', 'released LoadBalancer addresses', {
-    handle,
-    ips: ips.join(','),
-    reason: 'no Service holds them',
-    services: [...named.keys()].join(','),
-  });
-  // The Services that still exist (no longer of type LoadBalancer, another class) hear why.
-  for (const svc of live)
+    ports.logger.log('debug', 'set LoadBalancer status', { service: id, ingress: want.join(',') });
+    if (want.length === 0) continue;
+    const others = admitted.filter((o) => o !== m).map((o) => o.svc.metadata.name);
     out.notices.push({
-      svc,
+      svc: m.svc,
       event: {
         type: 'Normal',
-        reason: 'AddressReleased',
-        message: `released ${ips.join(', ')}: the Service no longer gets LoadBalancer addresses from netledger`,
+        reason: 'AddressAssigned',
+        message:
+          `status.loadBalancer.ingress: ${want.join(', ')}` +
+          (sharingKey !== undefined && others.length > 0
+            ? ` (shared under sharing key "${sharingKey}" with ${others.join(', ')})`
+            : ''),
       },
     });
+  }
 }

@@ -3,7 +3,8 @@ import type { Logger } from '../../logger.js';
 import type { ItemBackoff } from '../../manager/item-backoff.js';
 import type { SlimPod } from '../../kube/slim-pod.js';
 import type { IpamGcSettings } from '../gc-settings.js';
-import type { GcState, TrackedAllocation } from '../gc-state.js';
+import type { GcState } from '../gc-state.js';
+import type { TrackedAllocation } from '../tracked-allocation.js';
 import type { ScanLookups } from '../scan-leaks.js';
 
 /** Reads straight from the Kubernetes API, for the final re-validation (never from a cache). */

@@ -1,7 +1,7 @@
 import type { ReleaseOptions } from '@netledger/ipam-core';
 import { isIpamError } from '@netledger/ipam-core';
 import { errorText } from '../../logger.js';
-import type { TrackedAllocation } from '../gc-state.js';
+import type { TrackedAllocation } from '../tracked-allocation.js';
 import type { BlockRelease } from '../plan-releases.js';
 import { planReleases } from '../plan-releases.js';
 import type { PassRun } from './pass-run.js';

@@ -1,4 +1,4 @@
-import type { TrackedAllocation } from '../gc-state.js';
+import type { TrackedAllocation } from '../tracked-allocation.js';
 import { NOT_KUBERNETES, resolveKubernetesNode } from '../node-mapping.js';
 import type { ScanLookups } from '../scan-leaks.js';
 import { judge } from '../scan-leaks.js';
