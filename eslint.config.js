@@ -35,7 +35,7 @@ const NOT_IN_ACCOUNTING = {
 
 // ipam-core's folders, bottom-up: a folder imports only from its own layer or the ones below.
 const IPAM_CORE_LAYERS = [
-  ['model', 'selector'],
+  ['model', 'selector', 'load-balancer'],
   ['block', 'codec', 'pools'],
   ['config', 'datastore', 'utilization'],
   ['resources'],

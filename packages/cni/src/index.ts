@@ -22,12 +22,7 @@ export {
 export type { Attachment, IpamConf, LogLevel, NetConf } from './net-conf.js';
 export { formatError, formatResult, printJson, routeFor } from './cni-result.js';
 export type { CniErrorJson, CniResultJson, IpamResult, ResultIp } from './cni-result.js';
-export {
-  allocationAttrs,
-  goUtcTimestamp,
-  handleIdFor,
-  workloadIdFor,
-} from './workload-identity.js';
+export { allocationAttrs, handleIdFor, workloadIdFor } from './workload-identity.js';
 export { resolveNodename } from './nodename.js';
 export type { NodenameSources } from './nodename.js';
 export { createLogger, silentLogger } from './logger.js';

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   allocationAttrs,
-  goUtcTimestamp,
   handleIdFor,
   mayShareHandle,
   ownerOf,
@@ -35,14 +34,6 @@ describe('workload identity', () => {
     [{}, 'cid'],
   ])('workload ID of %j is %s', (args, id) => {
     expect(workloadIdFor(args, 'cid')).toBe(id);
-  });
-
-  it.each([
-    [Date.UTC(2024, 4, 1, 12, 34, 56, 789), '2024-05-01 12:34:56.789 +0000 UTC'],
-    [Date.UTC(2024, 0, 2, 3, 4, 5, 100), '2024-01-02 03:04:05.1 +0000 UTC'],
-    [Date.UTC(2024, 0, 2, 3, 4, 5, 0), '2024-01-02 03:04:05 +0000 UTC'],
-  ])('Go UTC timestamp of %d', (ms, text) => {
-    expect(goUtcTimestamp(ms)).toBe(text);
   });
 
   it('attributes: node, timestamp, pod and namespace for k8s, container ID and interface', () => {

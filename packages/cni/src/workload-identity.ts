@@ -1,3 +1,4 @@
+import { goUtcTimestamp } from '@netledger/ipam-core';
 import type { CniArgs } from './cni-args.js';
 
 /**
@@ -49,19 +50,6 @@ export function mayShareHandle(a: AttachmentId): boolean {
  */
 export function workloadIdFor(args: CniArgs, containerId: string): string {
   return args.k8s ? `${args.k8s.namespace}.${args.k8s.pod}` : containerId;
-}
-
-const pad = (n: number, width = 2): string => String(n).padStart(width, '0');
-
-/** Go's `time.Now().UTC().String()` (`2006-01-02 15:04:05.999999999 +0000 UTC`, zeros trimmed). */
-export function goUtcTimestamp(ms: number): string {
-  const d = new Date(ms);
-  const frac = pad(d.getUTCMilliseconds(), 3).replace(/0+$/, '');
-  return (
-    `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ` +
-    `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}` +
-    `${frac === '' ? '' : `.${frac}`} +0000 UTC`
-  );
 }
 
 /**

@@ -59,6 +59,7 @@ export {
   validateObjectMeta,
 } from './limits/object-limits.js';
 export { unknownResourceFields } from './codec/unknown-fields.js';
+export { goUtcTimestamp } from './codec/go-time.js';
 export type { ManifestResourceKind } from './codec/unknown-fields.js';
 export type { BlockUtilization, PoolUtilization } from './utilization/utilization.js';
 export { countToBigInt, toCount } from './utilization/count.js';

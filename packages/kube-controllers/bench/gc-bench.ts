@@ -10,17 +10,17 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createIpamClient, createMemoryDatastore } from '@netledger/ipam-core';
 import type { AllocationAttribute, AllocationBlock, Datastore } from '@netledger/ipam-core';
-import { GC_STORE_KINDS, applyStoreChange } from '../src/apply-store-change.js';
-import { runGcPass } from '../src/gc-pass.js';
-import { ipamGcSettings } from '../src/gc-settings.js';
-import { GcState } from '../src/gc-state.js';
-import { createIpamGcController } from '../src/ipam-gc-controller.js';
-import { computeIpamMetrics } from '../src/ipam-metrics-model.js';
-import { createItemBackoff } from '../src/item-backoff.js';
+import { GC_STORE_KINDS, applyStoreChange } from '../src/gc/apply-store-change.js';
+import { runGcPass } from '../src/gc/pass/gc-pass.js';
+import { ipamGcSettings } from '../src/gc/gc-settings.js';
+import { GcState } from '../src/gc/gc-state.js';
+import { createIpamGcController } from '../src/gc/ipam-gc-controller.js';
+import { computeIpamMetrics } from '../src/gc/ipam-metrics-model.js';
+import { createItemBackoff } from '../src/manager/item-backoff.js';
 import { silentLogger } from '../src/logger.js';
-import { slimPod } from '../src/slim-pod.js';
-import type { SlimPod } from '../src/slim-pod.js';
-import { createFakeContext } from '../src/test-fake-context.js';
+import { slimPod } from '../src/kube/slim-pod.js';
+import type { SlimPod } from '../src/kube/slim-pod.js';
+import { createFakeContext } from '../src/manager/test-fake-context.js';
 
 interface BenchResult {
   readonly name: string;

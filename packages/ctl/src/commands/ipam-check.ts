@@ -6,8 +6,8 @@ import {
   isManagedLoadBalancer,
   loadBalancerControllerOf,
   slimService,
-} from '@netledger/kube-controllers/load-balancer';
-import type { AssignIpsMode } from '@netledger/kube-controllers/load-balancer';
+} from '@netledger/ipam-core/load-balancer';
+import type { AssignIpsMode } from '@netledger/ipam-core/load-balancer';
 import { CtlError } from '../ctl-error.js';
 import type { CheckReport, ReportAllocation, ReportHandle } from './check-report.js';
 import { readClusterInformation } from './cluster-information.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { goTime, goTimeFromMs } from './go-time.js';
+import { goTime, goTimeFromMs, goUtcTimestamp } from './go-time.js';
 
 describe('goTime (metav1.Time: UTC, Z, whole seconds)', () => {
   it.each([
@@ -26,5 +26,15 @@ describe('goTime (metav1.Time: UTC, Z, whole seconds)', () => {
 
   it('formats milliseconds since the epoch in whole seconds', () => {
     expect(goTimeFromMs(Date.UTC(2026, 2, 4, 5, 6, 7, 999))).toBe('2026-03-04T05:06:07Z');
+  });
+});
+
+describe("goUtcTimestamp (Go's time.Now().UTC().String(): the `timestamp` attribute)", () => {
+  it.each([
+    [Date.UTC(2024, 4, 1, 12, 34, 56, 789), '2024-05-01 12:34:56.789 +0000 UTC'],
+    [Date.UTC(2024, 0, 2, 3, 4, 5, 100), '2024-01-02 03:04:05.1 +0000 UTC'],
+    [Date.UTC(2024, 0, 2, 3, 4, 5, 0), '2024-01-02 03:04:05 +0000 UTC'],
+  ])('of %d is %s', (ms, text) => {
+    expect(goUtcTimestamp(ms)).toBe(text);
   });
 });

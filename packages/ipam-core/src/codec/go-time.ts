@@ -52,3 +52,19 @@ export function goTime(text: string): string {
 export function goTimeFromMs(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }
+
+/**
+ * Go's `time.Now().UTC().String()` (`2006-01-02 15:04:05.999999999 +0000 UTC`, trailing zeros of
+ * the fraction trimmed, no fraction at all on a whole second) of a time in milliseconds since the
+ * epoch: the `timestamp` attribute Calico's CNI plugin and LoadBalancer controller write on an
+ * allocation.
+ */
+export function goUtcTimestamp(ms: number): string {
+  const d = new Date(ms);
+  const frac = pad(d.getUTCMilliseconds(), 3).replace(/0+$/, '');
+  return (
+    `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ` +
+    `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}` +
+    `${frac === '' ? '' : `.${frac}`} +0000 UTC`
+  );
+}

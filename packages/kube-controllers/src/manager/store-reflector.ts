@@ -1,0 +1,184 @@
+import { setMaxListeners } from 'node:events';
+import type {
+  Datastore,
+  DatastoreKey,
+  KVPair,
+  Kind,
+  WatchEvent,
+  WatchStream,
+} from '@netledger/ipam-core';
+import { isIpamError } from '@netledger/ipam-core';
+import type { Logger } from '../logger.js';
+import { errorText } from '../logger.js';
+
+/** One change of the datastore, as a watch (or a re-list) delivers it. */
+export type StoreChange =
+  | { readonly type: 'put'; readonly kv: KVPair }
+  | { readonly type: 'delete'; readonly key: DatastoreKey };
+
+/** Options of {@link startStoreReflector}. */
+export interface StoreReflectorOptions {
+  readonly datastore: Datastore;
+  readonly kinds: readonly Kind[];
+  /** Receives every change in order, per kind; a re-list delivers puts and the deletes it implies. */
+  readonly onChanges: (changes: readonly StoreChange[]) => void;
+  readonly logger: Logger;
+  /** Retry delay after a failed list or watch: doubled per failure, bounded (default 200 ms .. 10 s). */
+  readonly retryBaseMs?: number;
+  readonly retryMaxMs?: number;
+}
+
+/** A running reflector. */
+export interface StoreReflector {
+  /** Resolves once every kind has been listed (and its watch established) once. */
+  readonly synced: Promise<void>;
+  isSynced(): boolean;
+  /** Stops every watch; no change is delivered after it resolves. */
+  close(): Promise<void>;
+}
+
+const keyId = (key: DatastoreKey): string => JSON.stringify(key);
+
+/**
+ * Mirrors kinds of a datastore into a consumer, like a Kubernetes informer: list, then watch from
+ * the list's revision; when the watch expires (`WatchExpired`: its revision was compacted) or
+ * ends, list again and deliver the difference (deletes included); other failures are retried with
+ * bounded backoff. It never polls: changes come from the store's watch.
+ */
+export function startStoreReflector(options: StoreReflectorOptions): StoreReflector {
+  const controller = new AbortController();
+  const signal = controller.signal;
+  // One listener per kind's watch and per retry wait.
+  setMaxListeners(4 * options.kinds.length + 10, signal);
+  const baseMs = options.retryBaseMs ?? 200;
+  const maxMs = options.retryMaxMs ?? 10_000;
+  const pendingKinds = new Set(options.kinds);
+  let resolveSynced!: () => void;
+  const synced = new Promise<void>((r) => (resolveSynced = r));
+  if (pendingKinds.size === 0) resolveSynced();
+  const streams = new Set<WatchStream>();
+
+  const aborted = new Promise<void>((resolve) =>
+    signal.addEventListener('abort', () => resolve(), { once: true }),
+  );
+  const sleep = (ms: number): Promise<void> => sleepUnlessAborted(ms, signal);
+
+  async function run(kind: Kind): Promise<void> {
+    const known = new Set<string>();
+    let failures = 0;
+    while (!signal.aborted) {
+      try {
+        const list = await options.datastore.list({ kind });
+        if (signal.aborted) return;
+        const changes = relist(list.items, known);
+        const stream = options.datastore.watch({ kind }, { revision: list.revision, signal });
+        streams.add(stream);
+        try {
+          // A stream closed before it is established may never say so: stop waiting on abort.
+          await Promise.race([stream.established, aborted]);
+          if (signal.aborted) return;
+          options.onChanges(changes);
+          if (pendingKinds.delete(kind) && pendingKinds.size === 0) resolveSynced();
+          failures = 0;
+          await relay(stream, { aborted, signal, known, onChanges: options.onChanges });
+        } finally {
+          streams.delete(stream);
+          stream.close();
+        }
+        if (!signal.aborted)
+          options.logger.log('info', 'datastore watch ended; listing again', { kind });
+      } catch (e) {
+        if (signal.aborted) return;
+        if (isIpamError(e, 'WatchExpired')) {
+          options.logger.log('info', 'datastore watch expired (compacted); listing again', {
+            kind,
+          });
+          continue;
+        }
+        failures++;
+        const delay = Math.min(maxMs, baseMs * 2 ** Math.min(failures - 1, 20));
+        options.logger.log('warn', 'datastore list/watch failed; retrying', {
+          kind,
+          retryInMs: delay,
+          error: errorText(e),
+        });
+        await sleep(delay);
+      }
+    }
+  }
+
+  const runs = options.kinds.map((k) => run(k));
+  return {
+    synced,
+    isSynced: () => pendingKinds.size === 0,
+    async close() {
+      controller.abort();
+      for (const s of streams) s.close();
+      await Promise.allSettled(runs);
+    },
+  };
+}
+
+/** Waits `ms`, or less if `signal` aborts first. */
+function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const onAbort = (): void => {
+      clearTimeout(t);
+      resolve();
+    };
+    const t = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * The changes a fresh list means to a consumer that knew `known`: every listed object put, every
+ * known one not listed deleted. `known` becomes the listed keys.
+ */
+function relist(items: readonly KVPair[], known: Set<string>): StoreChange[] {
+  const seen = new Set<string>();
+  const changes: StoreChange[] = [];
+  for (const kv of items) {
+    seen.add(keyId(kv.key));
+    changes.push({ type: 'put', kv });
+  }
+  for (const id of known) {
+    if (!seen.has(id)) changes.push({ type: 'delete', key: JSON.parse(id) as DatastoreKey });
+  }
+  known.clear();
+  for (const id of seen) known.add(id);
+  return changes;
+}
+
+/** Delivers a watch's events one by one, keeping `known` in step, until it ends or aborts. */
+async function relay(
+  stream: WatchStream,
+  args: {
+    readonly aborted: Promise<void>;
+    readonly signal: AbortSignal;
+    readonly known: Set<string>;
+    readonly onChanges: (changes: readonly StoreChange[]) => void;
+  },
+): Promise<void> {
+  const { known, onChanges, signal } = args;
+  const events = stream[Symbol.asyncIterator]();
+  const stop = args.aborted.then((): IteratorResult<WatchEvent> => ({
+    done: true,
+    value: undefined,
+  }));
+  for (;;) {
+    const next = await Promise.race([events.next(), stop]);
+    if (next.done || signal.aborted) break;
+    const ev = next.value;
+    if (ev.type === 'deleted') {
+      known.delete(keyId(ev.key));
+      onChanges([{ type: 'delete', key: ev.key }]);
+    } else {
+      known.add(keyId(ev.kv.key));
+      onChanges([{ type: 'put', kv: ev.kv }]);
+    }
+  }
+}
