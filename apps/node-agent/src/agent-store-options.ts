@@ -1,4 +1,4 @@
-import type { FileDatastoreOptions } from '@netledger/datastore-file';
+import type { DatastoreOpenerOptions } from '@netledger/datastore-config';
 
 /**
  * How the agent opens the file store: with the plugin's 20 past changes, not the library's 100,
@@ -14,4 +14,4 @@ import type { FileDatastoreOptions } from '@netledger/datastore-file';
 export const AGENT_FILE_STORE_OPTIONS = {
   historyLimit: 20,
   blockingIo: true,
-} as const satisfies Omit<FileDatastoreOptions, 'path'>;
+} as const satisfies DatastoreOpenerOptions['file'];

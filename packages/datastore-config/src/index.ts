@@ -22,4 +22,6 @@ export type {
   DatastoreUser,
   OpenEtcdGrpc,
   OpenOptions,
+  RepairOptions,
 } from './store-opener.js';
+export type { LostKey, RepairMode, RepairReport } from '@netledger/datastore-file';
