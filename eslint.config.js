@@ -64,6 +64,53 @@ const layerRules = IPAM_CORE_LAYERS.flatMap((layer, i) => {
   }));
 });
 
+// The use-case packages: each serves its entry points over ipam-core and the stores' ports; none
+// builds on another (what two of them share moves below both).
+const USE_CASE_PACKAGES = ['ctl', 'cni', 'kube-controllers', 'device-daemon', 'agent'];
+const importsOf = (pkg) => [`@netledger/${pkg}`, `@netledger/${pkg}/*`];
+// Syntax refused everywhere; a config object that refuses more repeats these (a later object's
+// options replace an earlier one's).
+const NO_ENUMS_OR_NAMESPACES = [
+  { selector: 'TSEnumDeclaration', message: 'Use a string-literal union, not an enum.' },
+  { selector: 'TSModuleDeclaration[kind="namespace"]', message: 'No namespaces.' },
+];
+/**
+ * `import('@netledger/<pkg>')` of a package in `packages` (no-restricted-imports sees static
+ * imports only). esquery's regular expressions cannot hold a slash: `\u002f` is one.
+ */
+const noDynamicImportOf = (packages, message) => ({
+  selector: `ImportExpression[source.value=/^@netledger\\u002f(${packages.join('|')})($|\\u002f)/]`,
+  message,
+});
+const sidewaysMessage = (pkg, others) =>
+  `@netledger/${pkg} is a use-case package: it imports no other (${others.join(', ')}); move what both need below them.`;
+const sidewaysRules = USE_CASE_PACKAGES.map((pkg) => {
+  const others = USE_CASE_PACKAGES.filter((other) => other !== pkg);
+  const message = sidewaysMessage(pkg, others);
+  return {
+    files: [`packages/${pkg}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: others.flatMap(importsOf), message }] },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        ...NO_ENUMS_OR_NAMESPACES,
+        noDynamicImportOf(others, message),
+      ],
+    },
+  };
+});
+const CTL_SIDEWAYS = sidewaysMessage(
+  'ctl',
+  USE_CASE_PACKAGES.filter((other) => other !== 'ctl'),
+);
+// The stores themselves: what an app opens goes through @netledger/datastore-config's opener.
+const STORE_PACKAGES = ['datastore-file', 'datastore-etcd', 'datastore-k8s'];
+const APP_STORE_MESSAGE =
+  'Apps open stores through @netledger/datastore-config (its opener: open, repair, kubernetesReaderOf, defaultFilePath), never a datastore-* package itself.';
+
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'bin/**', '**/*.mjs', '**/*.js'] },
   js.configs.recommended,
@@ -84,11 +131,7 @@ export default tseslint.config(
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
       ],
       '@typescript-eslint/require-await': 'off',
-      'no-restricted-syntax': [
-        'error',
-        { selector: 'TSEnumDeclaration', message: 'Use a string-literal union, not an enum.' },
-        { selector: 'TSModuleDeclaration[kind="namespace"]', message: 'No namespaces.' },
-      ],
+      'no-restricted-syntax': ['error', ...NO_ENUMS_OR_NAMESPACES],
     },
   },
   {
@@ -112,6 +155,46 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: [...NO_IO, NOT_IN_ACCOUNTING] }] },
   },
   ...layerRules,
+  ...sidewaysRules,
+  {
+    // Restructured separately: the rules for which Services the LoadBalancer controller manages
+    // move below both ctl and kube-controllers; until then ipam check reads them from there.
+    files: ['packages/ctl/src/commands/ipam-check.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [{ name: '@netledger/kube-controllers', message: CTL_SIDEWAYS }],
+          patterns: [
+            {
+              group: [
+                ...['cni', 'device-daemon', 'agent'].flatMap(importsOf),
+                '@netledger/kube-controllers/*',
+                '!@netledger/kube-controllers/load-balancer',
+              ],
+              message: CTL_SIDEWAYS,
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Apps wire config, adapters and exit codes; production code only (tests seed stores directly).
+    files: ['apps/*/src/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/test-*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: STORE_PACKAGES.flatMap(importsOf), message: APP_STORE_MESSAGE }] },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        ...NO_ENUMS_OR_NAMESPACES,
+        noDynamicImportOf(STORE_PACKAGES, APP_STORE_MESSAGE),
+      ],
+    },
+  },
   {
     // STYLE: three positional parameters at most; more take an options object. Production code
     // only: tests, test helpers (testkit, test-*.ts, test-support/) and benchmarks are exempt.
