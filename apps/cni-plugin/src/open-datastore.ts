@@ -1,6 +1,6 @@
 // How netledger-ipam opens its store: @netledger/datastore-config's opener with the options of a
-// one-shot process. etcd goes through its HTTP/JSON gateway over node:http, which costs a few ms to
-// load and connect where the gRPC client costs over 100 ms of CPU (docs/cni.md, "Start-up cost");
+// one-shot process. etcd goes through its HTTP/JSON gateway over node:http, far cheaper to load and
+// connect than the gRPC client (docs/cni.md, "Start-up cost"; figures in docs/benchmarks.md);
 // `etcd_transport: "grpc"` imports the gRPC adapter, a chunk of its own in the bundle (build.mjs).
 import { homedir } from 'node:os';
 import { createDatastoreOpener } from '@netledger/datastore-config';
