@@ -111,6 +111,18 @@ const STORE_PACKAGES = ['datastore-file', 'datastore-etcd', 'datastore-k8s'];
 const APP_STORE_MESSAGE =
   'Apps open stores through @netledger/datastore-config (its opener: open, repair, kubernetesReaderOf, defaultFilePath), never a datastore-* package itself.';
 
+// Tests, test helpers (testkit, test-*.ts, test-support/) and benchmarks: exempt from the rules
+// that shape production code.
+const TEST_AND_BENCH = [
+  '**/*.test.ts',
+  '**/test-*.ts',
+  '**/test/**',
+  '**/test-support/**',
+  'packages/testkit/**',
+  '**/bench/**',
+  'tools/bench/**',
+];
+
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'bin/**', '**/*.mjs', '**/*.js'] },
   js.configs.recommended,
@@ -199,15 +211,66 @@ export default tseslint.config(
     // STYLE: three positional parameters at most; more take an options object. Production code
     // only: tests, test helpers (testkit, test-*.ts, test-support/) and benchmarks are exempt.
     files: ['**/*.ts'],
-    ignores: [
-      '**/*.test.ts',
-      '**/test-*.ts',
-      '**/test/**',
-      '**/test-support/**',
-      'packages/testkit/**',
-      '**/bench/**',
-      'tools/bench/**',
-    ],
+    ignores: TEST_AND_BENCH,
     rules: { '@typescript-eslint/max-params': ['error', { max: 3 }] },
+  },
+  {
+    // STYLE: files a reader holds in one sitting, functions a reader holds in view. Production
+    // code only (as above); generated code, were there any, would be listed here too.
+    files: ['**/*.ts'],
+    ignores: [
+      ...TEST_AND_BENCH,
+      // TEMPORARY (issue 29): kube-controllers is being split into folders and phases on its own
+      // branch; remove this line when that branch is merged.
+      'packages/kube-controllers/src/**',
+    ],
+    rules: {
+      'max-lines': ['error', { max: 400 }],
+      'max-lines-per-function': ['error', { max: 80 }],
+    },
+  },
+  {
+    // TODO (issue 29): the files still over the limits when the limits came in, each with a
+    // function over 80 lines (most are factories whose closures make one long function; three are
+    // also over 400 lines). Split each and delete its line; no new file joins this list.
+    files: [
+      'apps/kube-controllers/src/run.ts',
+      'packages/agent/src/agent-server.ts',
+      'packages/cni/src/run-plugin.ts',
+      'packages/ctl/src/cli/run-ctl.ts',
+      'packages/ctl/src/commands/ipam-check.ts',
+      'packages/ctl/src/commands/ipam-release.ts',
+      'packages/ctl/src/commands/ipam-split.ts',
+      'packages/datastore-etcd/src/etcd-reads.ts',
+      'packages/datastore-etcd/src/etcd-watch.ts',
+      'packages/datastore-etcd/src/etcd-writes.ts',
+      'packages/datastore-etcd/src/gateway-http.ts',
+      'packages/datastore-etcd/src/gateway-kv.ts',
+      'packages/datastore-file/src/file-datastore.ts',
+      'packages/datastore-file/src/file-watch.ts',
+      'packages/datastore-file/src/snapshot-cache.ts',
+      'packages/datastore-k8s/src/create-k8s-datastore.ts',
+      'packages/datastore-k8s/src/k8s-watch.ts',
+      'packages/datastore-k8s/src/kube-http.ts',
+      'packages/datastore-k8s/src/kube-objects.ts',
+      'packages/device-daemon/src/device-daemon.ts',
+      'packages/device-daemon/src/metrics.ts',
+      'packages/device-daemon/src/netlink-bridge-driver.ts',
+      'packages/file-lock/src/file-lock.ts',
+      'packages/ipam-core/src/block/block-problems.ts',
+      'packages/ipam-core/src/client/assign-ip.ts',
+      'packages/ipam-core/src/client/auto-assign.ts',
+      'packages/ipam-core/src/client/ipam-client.ts',
+      'packages/ipam-core/src/codec/json.ts',
+      'packages/ipam-core/src/datastore/memory-datastore.ts',
+      'packages/ipam-core/src/datastore/mirror-state.ts',
+      'packages/ipam-core/src/datastore/mirrored-datastore.ts',
+      'packages/ipam-core/src/selector/parse-expression.ts',
+      'packages/ipam-core/src/selector/tokenize.ts',
+      'tools/kube-test-apiserver/src/start-test-apiserver.ts',
+      'tools/reliability/src/fault-proxy.ts',
+      'tools/reliability/src/worker/host-worker.ts',
+    ],
+    rules: { 'max-lines': 'off', 'max-lines-per-function': 'off' },
   },
 );

@@ -7,7 +7,12 @@ import type { Linter } from 'eslint';
 import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
-const RULES = ['no-restricted-imports', 'no-restricted-syntax'];
+const RULES = [
+  'no-restricted-imports',
+  'no-restricted-syntax',
+  'max-lines',
+  'max-lines-per-function',
+];
 const eslint = new ESLint({
   cwd: root,
   // The rules under test only: the type-aware ones would need each snippet in a TypeScript program.
@@ -103,5 +108,41 @@ describe('apps open stores through @netledger/datastore-config only', () => {
         "import { createFileDatastore } from '@netledger/datastore-file';\nexport const f = createFileDatastore;\n",
       ),
     ).toEqual([]);
+  });
+});
+
+/**
+ * A module of one function of `bodyLines + 3` lines (its body is `bodyLines` statements), then
+ * `extraLines` constants: `bodyLines + extraLines + 4` lines in all.
+ */
+function moduleOf(bodyLines: number, extraLines = 0): string {
+  const body = Array.from({ length: bodyLines }, (_, i) => `  const v${i} = ${i};`);
+  const extra = Array.from({ length: extraLines }, (_, i) => `export const c${i} = ${i};`);
+  return [
+    'export function f(): number {',
+    ...body,
+    `  return ${bodyLines > 0 ? 'v0' : '0'};`,
+    '}',
+    ...extra,
+    '',
+  ].join('\n');
+}
+
+describe('size limits: files of 400 lines, functions of 80, in production code', () => {
+  it('fails on a function over 80 lines and a file over 400', async () => {
+    expect(await lint('packages/cni/src/long.ts', moduleOf(78))).toMatchObject([
+      { ruleId: 'max-lines-per-function' },
+    ]);
+    expect(await lint('packages/cni/src/big.ts', moduleOf(1, 397))).toMatchObject([
+      { ruleId: 'max-lines' },
+    ]);
+  });
+
+  it('lets 80 and 400 lines pass, and exempts tests and benchmarks', async () => {
+    expect(await lint('packages/cni/src/fine.ts', moduleOf(77))).toEqual([]);
+    expect(await lint('packages/cni/src/fine.ts', moduleOf(1, 396))).toEqual([]);
+    for (const path of ['packages/cni/src/x.test.ts', 'packages/cni/bench/x.ts']) {
+      expect(await lint(path, moduleOf(200, 400))).toEqual([]);
+    }
   });
 });
