@@ -117,6 +117,21 @@ export function parseJson(text: string): JsonValue {
   }
 }
 
+// A member as JSON.parse sets it: an own data property, even for a key such as `__proto__`.
+function setMember(out: { [key: string]: JsonValue }, key: string, value: JsonValue): void {
+  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** The number at `at` in `text`, a `bigint` for an integer beyond 2^53, and where it ends. */
+function numberAt(text: string, at: number): { value: number | bigint; end: number } | undefined {
+  NUMBER.lastIndex = at;
+  const m = NUMBER.exec(text);
+  if (!m) return undefined;
+  const n = Number(m[0]);
+  const exact = Number.isInteger(n) && !Number.isSafeInteger(n) && /^-?\d+$/.test(m[0]);
+  return { value: exact ? BigInt(m[0]) : n, end: at + m[0].length };
+}
+
 /** The exact (slow) parser: a full tokenizer that never rounds an integer. */
 function parseJsonExactly(text: string): JsonValue {
   let i = 0;
@@ -141,12 +156,7 @@ function parseJsonExactly(text: string): JsonValue {
         skip();
         if (text[i] !== ':') fail("expected ':'");
         i++;
-        Object.defineProperty(out, k, {
-          value: value(),
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
+        setMember(out, k, value());
         skip();
         if (text[i] === ',') i++;
         else if (text[i] === '}') return (i++, out);
@@ -170,14 +180,10 @@ function parseJsonExactly(text: string): JsonValue {
     if (text.startsWith('true', i)) return ((i += 4), true);
     if (text.startsWith('false', i)) return ((i += 5), false);
     if (text.startsWith('null', i)) return ((i += 4), null);
-    NUMBER.lastIndex = i;
-    const m = NUMBER.exec(text);
-    if (!m) return fail('unexpected character');
-    i += m[0].length;
-    const n = Number(m[0]);
-    if (Number.isInteger(n) && !Number.isSafeInteger(n) && /^-?\d+$/.test(m[0]))
-      return BigInt(m[0]);
-    return n;
+    const num = numberAt(text, i);
+    if (!num) return fail('unexpected character');
+    i = num.end;
+    return num.value;
   };
   const str = (): string => {
     const start = i;
