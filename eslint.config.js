@@ -64,6 +64,61 @@ const layerRules = IPAM_CORE_LAYERS.flatMap((layer, i) => {
   }));
 });
 
+// The use-case packages: each serves its entry points over ipam-core and the stores' ports; none
+// builds on another (what two of them share moves below both).
+const USE_CASE_PACKAGES = ['ctl', 'cni', 'kube-controllers', 'device-daemon', 'agent'];
+const importsOf = (pkg) => [`@netledger/${pkg}`, `@netledger/${pkg}/*`];
+// Syntax refused everywhere; a config object that refuses more repeats these (a later object's
+// options replace an earlier one's).
+const NO_ENUMS_OR_NAMESPACES = [
+  { selector: 'TSEnumDeclaration', message: 'Use a string-literal union, not an enum.' },
+  { selector: 'TSModuleDeclaration[kind="namespace"]', message: 'No namespaces.' },
+];
+/**
+ * `import('@netledger/<pkg>')` of a package in `packages` (no-restricted-imports sees static
+ * imports only). esquery's regular expressions cannot hold a slash: `\u002f` is one.
+ */
+const noDynamicImportOf = (packages, message) => ({
+  selector: `ImportExpression[source.value=/^@netledger\\u002f(${packages.join('|')})($|\\u002f)/]`,
+  message,
+});
+const sidewaysMessage = (pkg, others) =>
+  `@netledger/${pkg} is a use-case package: it imports no other (${others.join(', ')}); move what both need below them.`;
+const sidewaysRules = USE_CASE_PACKAGES.map((pkg) => {
+  const others = USE_CASE_PACKAGES.filter((other) => other !== pkg);
+  const message = sidewaysMessage(pkg, others);
+  return {
+    files: [`packages/${pkg}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: others.flatMap(importsOf), message }] },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        ...NO_ENUMS_OR_NAMESPACES,
+        noDynamicImportOf(others, message),
+      ],
+    },
+  };
+});
+// The stores themselves: what an app opens goes through @netledger/datastore-config's opener.
+const STORE_PACKAGES = ['datastore-file', 'datastore-etcd', 'datastore-k8s'];
+const APP_STORE_MESSAGE =
+  'Apps open stores through @netledger/datastore-config (its opener: open, repair, kubernetesReaderOf, defaultFilePath), never a datastore-* package itself.';
+
+// Tests, test helpers (testkit, test-*.ts, test-support/) and benchmarks: exempt from the rules
+// that shape production code.
+const TEST_AND_BENCH = [
+  '**/*.test.ts',
+  '**/test-*.ts',
+  '**/test/**',
+  '**/test-support/**',
+  'packages/testkit/**',
+  '**/bench/**',
+  'tools/bench/**',
+];
+
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'bin/**', '**/*.mjs', '**/*.js'] },
   js.configs.recommended,
@@ -84,11 +139,7 @@ export default tseslint.config(
         { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
       ],
       '@typescript-eslint/require-await': 'off',
-      'no-restricted-syntax': [
-        'error',
-        { selector: 'TSEnumDeclaration', message: 'Use a string-literal union, not an enum.' },
-        { selector: 'TSModuleDeclaration[kind="namespace"]', message: 'No namespaces.' },
-      ],
+      'no-restricted-syntax': ['error', ...NO_ENUMS_OR_NAMESPACES],
     },
   },
   {
@@ -112,19 +163,74 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: [...NO_IO, NOT_IN_ACCOUNTING] }] },
   },
   ...layerRules,
+  ...sidewaysRules,
+  {
+    // Apps wire config, adapters and exit codes; production code only (tests seed stores directly).
+    files: ['apps/*/src/**/*.ts'],
+    ignores: ['**/*.test.ts', '**/test-*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: STORE_PACKAGES.flatMap(importsOf), message: APP_STORE_MESSAGE }] },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        ...NO_ENUMS_OR_NAMESPACES,
+        noDynamicImportOf(STORE_PACKAGES, APP_STORE_MESSAGE),
+      ],
+    },
+  },
   {
     // STYLE: three positional parameters at most; more take an options object. Production code
     // only: tests, test helpers (testkit, test-*.ts, test-support/) and benchmarks are exempt.
     files: ['**/*.ts'],
-    ignores: [
-      '**/*.test.ts',
-      '**/test-*.ts',
-      '**/test/**',
-      '**/test-support/**',
-      'packages/testkit/**',
-      '**/bench/**',
-      'tools/bench/**',
-    ],
+    ignores: TEST_AND_BENCH,
     rules: { '@typescript-eslint/max-params': ['error', { max: 3 }] },
+  },
+  {
+    // STYLE: files a reader holds in one sitting, functions a reader holds in view. Production
+    // code only (as above); generated code, were there any, would be listed here too.
+    files: ['**/*.ts'],
+    ignores: TEST_AND_BENCH,
+    rules: {
+      'max-lines': ['error', { max: 400 }],
+      'max-lines-per-function': ['error', { max: 80 }],
+    },
+  },
+  {
+    // TODO (issue 29): the files still over the limits when the limits came in, each with a
+    // function over 80 lines (most are factories whose closures make one long function; three are
+    // also over 400 lines). Split each and delete its line; no new file joins this list.
+    files: [
+      'apps/kube-controllers/src/run.ts',
+      'packages/agent/src/agent-server.ts',
+      'packages/cni/src/run-plugin.ts',
+      'packages/ctl/src/cli/run-ctl.ts',
+      'packages/ctl/src/commands/ipam-check.ts',
+      'packages/ctl/src/commands/ipam-release.ts',
+      'packages/ctl/src/commands/ipam-split.ts',
+      'packages/datastore-etcd/src/etcd-watch.ts',
+      'packages/datastore-etcd/src/etcd-writes.ts',
+      'packages/datastore-etcd/src/gateway-http.ts',
+      'packages/datastore-etcd/src/gateway-kv.ts',
+      'packages/datastore-file/src/file-datastore.ts',
+      'packages/datastore-file/src/file-watch.ts',
+      'packages/datastore-k8s/src/create-k8s-datastore.ts',
+      'packages/datastore-k8s/src/k8s-watch.ts',
+      'packages/datastore-k8s/src/kube-http.ts',
+      'packages/datastore-k8s/src/kube-objects.ts',
+      'packages/device-daemon/src/device-daemon.ts',
+      'packages/device-daemon/src/netlink-bridge-driver.ts',
+      'packages/file-lock/src/file-lock.ts',
+      'packages/ipam-core/src/client/ipam-client.ts',
+      'packages/ipam-core/src/datastore/memory-datastore.ts',
+      'packages/ipam-core/src/datastore/mirrored-datastore.ts',
+      'packages/ipam-core/src/selector/parse-expression.ts',
+      'packages/ipam-core/src/selector/tokenize.ts',
+      'tools/kube-test-apiserver/src/start-test-apiserver.ts',
+      'tools/reliability/src/fault-proxy.ts',
+      'tools/reliability/src/worker/host-worker.ts',
+    ],
+    rules: { 'max-lines': 'off', 'max-lines-per-function': 'off' },
   },
 );

@@ -1,11 +1,10 @@
 // How netledger-ipam opens its store: @netledger/datastore-config's opener with the options of a
-// one-shot process. etcd goes through its HTTP/JSON gateway over node:http, which costs a few ms to
-// load and connect where the gRPC client costs over 100 ms of CPU (docs/cni.md, "Start-up cost");
+// one-shot process. etcd goes through its HTTP/JSON gateway over node:http, far cheaper to load and
+// connect than the gRPC client (docs/cni.md, "Start-up cost"; figures in docs/benchmarks.md);
 // `etcd_transport: "grpc"` imports the gRPC adapter, a chunk of its own in the bundle (build.mjs).
 import { homedir } from 'node:os';
 import { createDatastoreOpener } from '@netledger/datastore-config';
 import type { DatastoreOpener } from '@netledger/datastore-config';
-import type { OnFileWarning } from '@netledger/datastore-file';
 
 /** Past changes the file store keeps for watchers (datastore-file's default is 100). */
 const FILE_HISTORY_LIMIT = 20;
@@ -15,10 +14,10 @@ const FILE_HISTORY_LIMIT = 20;
  * rewrites the whole file, history included, inside the host lock, and the plugin never watches
  * (other processes' watches that fall further behind re-list, as the Datastore contract says);
  * it uses blocking file calls, each skipping a thread-pool round trip in a one-shot process. Its
- * failed cleanups go to `onFileWarning`.
+ * failed cleanups go to `onFileWarning`, one line each.
  */
 export function createPluginOpener(
-  options: { readonly onFileWarning?: OnFileWarning } = {},
+  options: { readonly onFileWarning?: (line: string) => void } = {},
 ): DatastoreOpener {
   return createDatastoreOpener({
     user: () => ({
@@ -29,11 +28,13 @@ export function createPluginOpener(
     file: {
       historyLimit: FILE_HISTORY_LIMIT,
       blockingIo: true,
-      ...(options.onFileWarning && { onWarning: options.onFileWarning }),
     },
+    ...(options.onFileWarning && { onFileWarning: options.onFileWarning }),
     etcd: {
       transport: 'http',
-      loadGrpc: async () => (await import('./open-etcd-grpc.js')).openGrpcEtcdDatastore,
+      // A dynamic import: the gRPC client is a chunk of its own, loaded only for a config that
+      // asks for it (build.mjs).
+      loadGrpc: async () => (await import('@netledger/datastore-config/etcd-grpc')).loadEtcdGrpc(),
     },
     // One connection: the few reads an invocation sends at once queue on it rather than each
     // paying a TLS handshake (docs/cni.md, "Start-up cost").

@@ -16,7 +16,6 @@ import {
   runCniPlugin,
 } from '@netledger/cni';
 import type { AcquireHostLock, IpamConf, Logger } from '@netledger/cni';
-import type { FileWarning } from '@netledger/datastore-file';
 import { writeFd } from '@netledger/write-fd';
 import {
   ANSWERED_STATUS_OFFSET,
@@ -50,13 +49,6 @@ function loggerFor(ipam: IpamConf): Logger {
   if (reason) log.debug(`serving the request here: the node agent did not (${reason})`);
   return log;
 }
-
-/**
- * datastore-file's `formatFileWarning`, written out: importing it would load the file store at
- * start-up, which an etcd or Kubernetes invocation never needs (the opener imports it on use).
- */
-const fileWarningLine = (w: FileWarning): string =>
-  `${w.message} ${w.path}: ${w.cause instanceof Error ? w.cause.message : String(w.cause)}`;
 
 function readStdin(): string {
   try {
@@ -99,11 +91,10 @@ async function main(bundleDir: string): Promise<number> {
       {
         // An opener per invocation, so the file store's failed cleanups reach this one's log.
         openDatastore: (conf, log) =>
-          createPluginOpener({ onFileWarning: (w) => log.warning(fileWarningLine(w)) }).open(conf),
+          createPluginOpener({ onFileWarning: (line) => log.warning(line) }).open(conf),
         preloadDatastore: opener.preload,
         // Only a kubernetes store gets here; its chunk is then already loaded (build.mjs).
-        kubeApi: async (datastore) =>
-          (await import('@netledger/datastore-k8s')).kubeObjectReaderOf(datastore),
+        kubeApi: opener.kubernetesReaderOf,
         createLogger: loggerFor,
         acquireLock: hostLock?.acquire ?? unlocked,
         // No file is no node name; another failure goes to runCniPlugin, which logs it.

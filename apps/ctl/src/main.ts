@@ -5,7 +5,6 @@ import { homedir } from 'node:os';
 import { DEFAULT_CONFIG_FILES, readTextFile, readTextStream, runCtl } from '@netledger/ctl';
 import { createDatastoreOpener } from '@netledger/datastore-config';
 import { loadEtcdGrpc } from '@netledger/datastore-config/etcd-grpc';
-import { formatFileWarning } from '@netledger/datastore-file';
 
 /** The git commit the bundle was built from, set by scripts/bundle-app.mjs (absent from source). */
 declare const NETLEDGER_COMMIT: string | undefined;
@@ -26,7 +25,7 @@ function write(stream: NodeJS.WriteStream, text: string): void {
 const opener = createDatastoreOpener({
   user,
   // A file store's failed cleanup does not fail the command: said, as netledgerctl's warnings are.
-  file: { onWarning: (w) => write(process.stderr, `Warning: ${formatFileWarning(w)}\n`) },
+  onFileWarning: (line) => write(process.stderr, `Warning: ${line}\n`),
   etcd: { transport: 'grpc', dialTimeoutMs: 5000, loadGrpc: loadEtcdGrpc },
 });
 
@@ -43,6 +42,6 @@ const code = await runCtl({
   stderrIsTty: process.stderr.isTTY === true,
   openDatastore: (config, options) => opener.open(config, options),
   kubernetesReaderOf: (datastore) => opener.kubernetesReaderOf(datastore),
-  user,
+  repairDatastore: (config, options) => opener.repair(config, options),
 });
 process.exitCode = code;

@@ -8,8 +8,7 @@ import { writeFd } from '@netledger/write-fd';
 export const print = (text: string): void => writeFd(1, text, (rest) => process.stdout.write(rest));
 
 /** Writes to stderr through write(2). */
-export const printErr = (text: string): void =>
-  writeFd(2, text, (rest) => process.stderr.write(rest));
+const printErr = (text: string): void => writeFd(2, text, (rest) => process.stderr.write(rest));
 
 /** Prints a value: text as is, anything else as indented JSON. */
 export function printValue(value: unknown): void {

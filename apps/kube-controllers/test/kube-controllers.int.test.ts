@@ -46,6 +46,7 @@ async function runCheck(env: Record<string, string>): Promise<string> {
     stderrIsTty: false,
     openDatastore: (config, o) => ctlOpener.open(config, o),
     kubernetesReaderOf: (datastore) => ctlOpener.kubernetesReaderOf(datastore),
+    repairDatastore: (config, o) => ctlOpener.repair(config, o),
   });
   expect(code, out).toBe(0);
   return out;

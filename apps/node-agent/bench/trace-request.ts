@@ -199,10 +199,8 @@ async function main(): Promise<void> {
       file: fileOptions,
       etcd: { transport: 'http', loadGrpc: () => Promise.reject(new Error('no gRPC here')) },
     },
-    defaultFilePath: store,
     readFile: async (p) => fs.promises.readFile(p, 'utf8').catch(() => undefined),
     osHostname: () => 'n1',
-    kubeApi: undefined,
     version: 'trace',
     defaultLockHelpers: [join(dir, 'bin', 'netledger-ipam')],
   });

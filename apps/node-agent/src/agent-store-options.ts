@@ -1,17 +1,17 @@
-import type { FileDatastoreOptions } from '@netledger/datastore-file';
+import type { DatastoreOpenerOptions } from '@netledger/datastore-config';
 
 /**
  * How the agent opens the file store: with the plugin's 20 past changes, not the library's 100,
  * since every write rewrites the whole file, history included, while ADDs wait for the host lock
- * (a 100-change history made the file about 5 times larger); the agent's own watches are fed in
+ * (a 100-change history made the file several times larger); the agent's own watches are fed in
  * memory, and other processes' watches that fall further behind re-list, as the Datastore contract
  * says. File calls are blocking, as in the one-shot plugin: the agent's requests are serialised per
  * host anyway, so nothing else waits on its event loop meanwhile, while each thread-pool round trip
- * costs two wake-ups. Measured side by side with bench/trace-request.ts (100 ADDs each way,
- * alternating): the agent's ADD 2.3 to 2.6 ms against 3.4 to 3.5 on an idle 2-core machine, and
- * 28 to 30 ms against 40 to 57 with 12 busy loops beside it.
+ * costs two wake-ups. Measured side by side with bench/trace-request.ts (ADDs each way,
+ * alternating): blocking calls made the agent's ADD faster, idle and under load; the figures of
+ * the agent's ADD are in docs/benchmarks.md (`node-agent`).
  */
 export const AGENT_FILE_STORE_OPTIONS = {
   historyLimit: 20,
   blockingIo: true,
-} as const satisfies Omit<FileDatastoreOptions, 'path'>;
+} as const satisfies DatastoreOpenerOptions['file'];

@@ -3,7 +3,6 @@
 import { homedir, hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createLogger } from '@netledger/cni';
-import { defaultDatastorePath, formatFileWarning } from '@netledger/datastore-file';
 import { AGENT_FILE_STORE_OPTIONS } from './agent-store-options.js';
 import { readNodenameFile } from './read-nodename-file.js';
 import { runAgent } from './run-agent.js';
@@ -18,12 +17,6 @@ const stderr = (t: string): void => void process.stderr.write(t);
  * (warnings and errors whatever --log-level says).
  */
 const log = createLogger({ level: 'warning', write: stderr });
-
-const user = () => ({
-  uid: process.getuid?.(),
-  home: homedir(),
-  xdgStateHome: process.env.XDG_STATE_HOME,
-});
 
 const code = await runAgent({
   argv: process.argv.slice(2),
@@ -40,25 +33,20 @@ const code = await runAgent({
   ],
   // etcd through its HTTP gateway, as the plugin reaches it; the gRPC client is not built in.
   opener: {
-    user,
-    file: {
-      ...AGENT_FILE_STORE_OPTIONS,
-      onWarning: (w) => log.warning(formatFileWarning(w)),
-    },
+    user: () => ({
+      uid: process.getuid?.(),
+      home: homedir(),
+      xdgStateHome: process.env.XDG_STATE_HOME,
+    }),
+    file: AGENT_FILE_STORE_OPTIONS,
+    onFileWarning: (line) => log.warning(line),
     etcd: {
       transport: 'http',
       loadGrpc: () =>
         Promise.reject(new Error('the gRPC transport to etcd is not built into netledger-node')),
     },
   },
-  defaultFilePath: (() => {
-    const u = user();
-    return defaultDatastorePath({ XDG_STATE_HOME: u.xdgStateHome }, u.uid, u.home);
-  })(),
   readFile: (path) => readNodenameFile(path, (m) => log.error(m)),
   osHostname: hostname,
-  // Only a kubernetes store gets here.
-  kubeApi: async (datastore) =>
-    (await import('@netledger/datastore-k8s')).kubeObjectReaderOf(datastore),
 });
 process.exit(code);

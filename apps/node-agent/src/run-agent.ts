@@ -9,9 +9,9 @@ import {
   queryAgentStatus,
   startAgentServer,
 } from '@netledger/agent';
-import type { AgentServer } from '@netledger/agent';
+import type { AgentMetrics, AgentServer } from '@netledger/agent';
 import { createFlockHostLock, createLogger } from '@netledger/cni';
-import type { PluginDeps } from '@netledger/cni';
+import type { Logger, PluginDeps } from '@netledger/cni';
 import { appendRequestLog, serveAgentRequest, storeIdentity } from '@netledger/cni/agent';
 import type { AgentScope } from '@netledger/cni/agent';
 import {
@@ -19,8 +19,13 @@ import {
   readEnvSettings,
   resolveDatastoreConfig,
 } from '@netledger/datastore-config';
-import type { DatastoreConfig, DatastoreOpenerOptions } from '@netledger/datastore-config';
+import type {
+  DatastoreConfig,
+  DatastoreOpener,
+  DatastoreOpenerOptions,
+} from '@netledger/datastore-config';
 import type { Datastore } from '@netledger/ipam-core';
+import type { MirroredDatastore } from '@netledger/ipam-core/adapter';
 import { AgentUsageError, USAGE, parseAgentArgs } from './agent-args.js';
 import type { AgentArgs } from './agent-args.js';
 
@@ -38,13 +43,13 @@ export interface AgentProcess {
   readonly stderr: (text: string) => void;
   /** Resolves when the process is told to stop (SIGTERM, SIGINT). */
   readonly stopSignal: Promise<string>;
+  /**
+   * How stores are opened (`@netledger/datastore-config`): the file store's default path, the
+   * Kubernetes API on a Kubernetes store's connection (pods' annotations) come from it too.
+   */
   readonly opener: DatastoreOpenerOptions;
-  /** The file store's path when a config names none (the opener's default for this user). */
-  readonly defaultFilePath: string;
   readonly readFile: (path: string) => Promise<string | undefined>;
   readonly osHostname: () => string;
-  /** The Kubernetes API on the store's connection (`kubeObjectReaderOf`), for pods' annotations. */
-  readonly kubeApi: PluginDeps['kubeApi'];
   readonly version: string;
   /** Where the static client (the lock helper) is looked for when `--lock-helper` names none. */
   readonly defaultLockHelpers: readonly string[];
@@ -101,13 +106,125 @@ async function showStatus(socket: string, p: AgentProcess): Promise<number> {
   }
 }
 
+/** The store as the agent serves it. */
+interface AgentStoreView {
+  readonly config: DatastoreConfig;
+  readonly opener: DatastoreOpener;
+  /** The store itself: what the Kubernetes API shares its connection with. */
+  readonly raw: Datastore;
+  /** The watch-fed view the requests use; closing it closes `raw`. */
+  readonly mirrored: MirroredDatastore;
+}
+
+/** What serving uses throughout: the arguments, the process, the log, the counters. */
+interface Serving {
+  readonly args: RunArgs;
+  readonly p: AgentProcess;
+  readonly log: Logger;
+  readonly metrics: AgentMetrics;
+  readonly fail: (status: number, text: string) => number;
+}
+
+/**
+ * Reads the store's settings from the environment and opens the store behind the agent's
+ * watch-fed view (pools, reservations, the IPAM config, Nodes, this node's affinities and the
+ * blocks, taking the agent's own writes at once: agent-store.ts). An exit status, said on stderr,
+ * when the settings are bad (usage) or the store cannot be opened.
+ */
+async function openAgentStore(s: Serving): Promise<AgentStoreView | number> {
+  const { args, p } = s;
+  let config: DatastoreConfig;
+  try {
+    config = resolveDatastoreConfig([readEnvSettings(p.env)]);
+  } catch (e) {
+    return s.fail(EXIT.usage, message(e));
+  }
+  const opener = createDatastoreOpener(p.opener);
+  let raw: Datastore;
+  try {
+    raw = await opener.open(config);
+  } catch (e) {
+    return s.fail(EXIT.failure, `cannot open the ${config.type} datastore: ${message(e)}`);
+  }
+  const mirrored = createAgentStore(raw, {
+    nodename: args.nodename,
+    count: (op) => s.metrics.datastore(op),
+    onFallback: (e) => {
+      s.metrics.resync();
+      s.log.warning(`store view out of sync, re-syncing: ${message(e)}`);
+    },
+  });
+  return { config, opener, raw, mirrored };
+}
+
+/** Which requests are this agent's (its node, socket and store), and the plugin's dependencies. */
+async function requestContext(
+  { args, p }: Serving,
+  store: AgentStoreView,
+  acquireLock: PluginDeps['acquireLock'],
+): Promise<{ scope: AgentScope; deps: PluginDeps }> {
+  const defaultFilePath = await store.opener.defaultFilePath();
+  const scope: AgentScope = {
+    nodename: args.nodename,
+    socketPath: args.socket,
+    store: storeIdentity(store.config, defaultFilePath),
+    storeOf: (c) => storeIdentity(c, defaultFilePath),
+  };
+  // Each request uses the agent's view, which outlives it.
+  const shared: Datastore = { ...store.mirrored, close: async () => undefined };
+  const deps: PluginDeps = {
+    openDatastore: async () => shared,
+    acquireLock,
+    readFile: p.readFile,
+    osHostname: p.osHostname,
+    kubeApi: () => store.opener.kubernetesReaderOf(store.raw),
+  };
+  return { scope, deps };
+}
+
+/** The agent's socket, serving the plugin's requests, its status and its metrics. */
+function listen(
+  s: Serving,
+  request: { scope: AgentScope; deps: PluginDeps; mirrored: MirroredDatastore },
+): Promise<AgentServer> {
+  const { args, p } = s;
+  const { scope, deps, mirrored } = request;
+  let server: AgentServer | undefined;
+  const started = startAgentServer({
+    socketPath: args.socket,
+    serve: (req, signal) =>
+      serveAgentRequest({ request: req, scope, deps, log: appendRequestLog, signal }),
+    status: () => ({
+      ready: mirrored.isSynced(),
+      nodename: args.nodename,
+      store: scope.store,
+      version: p.version,
+      ...s.metrics.snapshot(),
+    }),
+    metrics: () =>
+      s.metrics.render({
+        in_flight: server?.inFlight() ?? 0,
+        synced: mirrored.isSynced() ? 1 : 0,
+      }),
+    onRequest: (labels, ms) => s.metrics.request(labels, ms),
+    log: s.log,
+  });
+  return started.then((running) => (server = running));
+}
+
 /** Opens the store, serves the socket until the stop signal, drains, closes. */
 async function serveNode(args: RunArgs, p: AgentProcess): Promise<number> {
   const fail = (status: number, text: string): number => {
     p.stderr(`netledger-node: ${text}\n`);
     return status;
   };
-  const log = createLogger({ level: args.logLevel, write: p.stderr });
+  const s: Serving = {
+    args,
+    p,
+    log: createLogger({ level: args.logLevel, write: p.stderr }),
+    metrics: createAgentMetrics(),
+    fail,
+  };
   const lockHelper = args.lockHelper ?? p.defaultLockHelpers.find((h) => existsSync(h));
   if (lockHelper === undefined || !existsSync(lockHelper)) {
     return fail(
@@ -115,88 +232,41 @@ async function serveNode(args: RunArgs, p: AgentProcess): Promise<number> {
       `no static client to hold the host lock at ${args.lockHelper ?? p.defaultLockHelpers.join(' or ')}: install netledger-ipam (netledger-ipam install --bin-dir DIR) or give --lock-helper PATH`,
     );
   }
-  let config: DatastoreConfig;
-  try {
-    config = resolveDatastoreConfig([readEnvSettings(p.env)]);
-  } catch (e) {
-    return fail(EXIT.usage, message(e));
-  }
-  const metrics = createAgentMetrics();
-  let raw: Datastore;
-  try {
-    raw = await createDatastoreOpener(p.opener).open(config);
-  } catch (e) {
-    return fail(EXIT.failure, `cannot open the ${config.type} datastore: ${message(e)}`);
-  }
-  // Pools, reservations, the IPAM config, Nodes, this node's affinities and the blocks come from
-  // a watch-fed mirror, which takes the agent's own writes at once (agent-store.ts).
-  const mirrored = createAgentStore(raw, {
-    nodename: args.nodename,
-    count: (op) => metrics.datastore(op),
-    onFallback: (e) => {
-      metrics.resync();
-      log.warning(`store view out of sync, re-syncing: ${message(e)}`);
-    },
-  });
-  const shared: Datastore = { ...mirrored, close: async () => undefined };
-  const scope: AgentScope = {
-    nodename: args.nodename,
-    socketPath: args.socket,
-    store: storeIdentity(config, p.defaultFilePath),
-    storeOf: (c) => storeIdentity(c, p.defaultFilePath),
-  };
+  const store = await openAgentStore(s);
+  if (typeof store === 'number') return store;
+  const { mirrored } = store;
+  const closeStore = () =>
+    mirrored.close().catch((e: unknown) => s.log.warning(`closing the store: ${message(e)}`));
   // flock(2) on each request's ipam_lock_file through one lock helper; the agent's requests queue
   // for it in memory, in arrival order.
   const hostLock = createFlockHostLock({ helper: lockHelper });
-  const deps: PluginDeps = {
-    openDatastore: async () => shared,
-    acquireLock: hostLock.acquire,
-    readFile: p.readFile,
-    osHostname: p.osHostname,
-    ...(p.kubeApi && { kubeApi: () => p.kubeApi!(raw) }),
-  };
+  const { scope, deps } = await requestContext(s, store, hostLock.acquire);
   try {
     await mirrored.list({ kind: 'IPPool' }); // the first sync
   } catch (e) {
-    log.warning(
+    s.log.warning(
       `first read of the store failed (serving from the store until it syncs): ${message(e)}`,
     );
   }
-  let server: AgentServer | undefined;
+  let server: AgentServer;
   try {
-    server = await startAgentServer({
-      socketPath: args.socket,
-      serve: (request, signal) =>
-        serveAgentRequest({ request, scope, deps, log: appendRequestLog, signal }),
-      status: () => ({
-        ready: mirrored.isSynced(),
-        nodename: args.nodename,
-        store: scope.store,
-        version: p.version,
-        ...metrics.snapshot(),
-      }),
-      metrics: () =>
-        metrics.render({ in_flight: server?.inFlight() ?? 0, synced: mirrored.isSynced() ? 1 : 0 }),
-      onRequest: (labels, ms) => metrics.request(labels, ms),
-      log,
-    });
+    server = await listen(s, { scope, deps, mirrored });
   } catch (e) {
-    await mirrored.close().catch((c: unknown) => log.warning(`closing the store: ${message(c)}`));
+    await closeStore();
     await hostLock.dispose();
     if (e instanceof AgentSocketError || (e as NodeJS.ErrnoException).code !== undefined)
       return fail(EXIT.failure, `cannot listen on ${args.socket}: ${message(e)}`);
     throw e;
   }
-  const running = server;
-  log.info(
+  s.log.info(
     `serving node ${args.nodename} on ${args.socket} (${scope.store}, ${mirrored.isSynced() ? 'synced' : 'not synced yet'})`,
   );
   const signal = await p.stopSignal;
-  log.info(`${signal}: no new requests; finishing ${running.inFlight()} in flight`);
-  const left = await running.stop(DRAIN_MS);
-  if (left > 0) log.warning(`${left} request(s) still in flight after ${DRAIN_MS} ms: abandoned`);
-  await mirrored.close().catch((e: unknown) => log.warning(`closing the store: ${message(e)}`));
+  s.log.info(`${signal}: no new requests; finishing ${server.inFlight()} in flight`);
+  const left = await server.stop(DRAIN_MS);
+  if (left > 0) s.log.warning(`${left} request(s) still in flight after ${DRAIN_MS} ms: abandoned`);
+  await closeStore();
   await hostLock.dispose();
-  log.info('stopped');
+  s.log.info('stopped');
   return EXIT.ok;
 }

@@ -16,7 +16,7 @@ import type { RequestOutcome } from './agent-metrics.js';
 import { listenPrivately, prepareSocketPath, removeSocket } from './agent-socket.js';
 
 /** What serving one request came to: an answer, or the client sent back to run it itself. */
-export type ServedRequest =
+type ServedRequest =
   | {
       readonly kind: 'answer';
       readonly output: AgentOutput;
@@ -30,7 +30,7 @@ export type ServedRequest =
   | { readonly kind: 'fallback'; readonly reason: string };
 
 /** Where the endpoint logs. */
-export interface AgentLog {
+interface AgentLog {
   debug(msg: string): void;
   warning(msg: string): void;
   error(msg: string): void;

@@ -1,11 +1,8 @@
 export { startAgentServer } from './agent-server.js';
-export type { AgentLog, AgentServer, AgentServerOptions, ServedRequest } from './agent-server.js';
+export type { AgentServer } from './agent-server.js';
 export { AgentSocketError } from './agent-socket.js';
 export { createAgentMetrics } from './agent-metrics.js';
 export type { AgentMetrics, RequestOutcome } from './agent-metrics.js';
 export { createAgentStore } from './agent-store.js';
-export type { AgentStoreOptions } from './agent-store.js';
 export { queryAgentStatus } from './agent-query-status.js';
-export type { AgentStatusQuery } from './agent-query-status.js';
-export { agentHttpRequest, encodeAgentRequest } from './agent-protocol.js';
-export type { AgentOutput, AgentRequest } from './agent-protocol.js';
+export { agentHttpRequest } from './agent-protocol.js';

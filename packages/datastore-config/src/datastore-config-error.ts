@@ -2,7 +2,8 @@
  * Why a store's configuration was refused or could not be opened: `WrongType` (a value of the
  * wrong JSON or YAML type), `InvalidValue` (an unknown store type, no etcd endpoints, a bad
  * endpoint or TLS file, a bad calicoctl config document), `Unsupported` (a setting netledger
- * refuses, such as `etcd_discovery_srv`), `NotAvailable` (a store this version cannot open yet),
+ * refuses, such as `etcd_discovery_srv`, or what a store does not offer: repair of etcd or
+ * Kubernetes), `NotAvailable` (a store this version cannot open yet),
  * `NoDatastore` (no file store where one must already exist).
  */
 export type DatastoreConfigErrorCode =

@@ -3,6 +3,8 @@ import type { Datastore } from '@netledger/ipam-core';
 import { isIpamError } from '@netledger/ipam-core';
 import type { FileDatastoreConfig } from './datastore-config.js';
 import { DatastoreConfigError } from './datastore-config-error.js';
+import { fileStorePath } from './file-store-path.js';
+import { fileStoreWarnings } from './file-store-warnings.js';
 import type { StoreOpener } from './store-opener.js';
 
 const exists = (path: string): Promise<boolean> =>
@@ -11,18 +13,23 @@ const exists = (path: string): Promise<boolean> =>
     () => false,
   );
 
-/** The file store: the config's path, else the user's default location. */
+/**
+ * The file store: the config's path, else the user's default location, with the app's file options
+ * and its `onFileWarning` told of failed cleanups.
+ */
 export const fileOpener: StoreOpener<FileDatastoreConfig> = {
   load: () => import('@netledger/datastore-file'),
   async open(config, options, call) {
-    const { createFileDatastore, defaultDatastorePath } = await import('@netledger/datastore-file');
-    const defaultPath = (): string => {
-      const { uid, home, xdgStateHome } = options.user();
-      return defaultDatastorePath({ XDG_STATE_HOME: xdgStateHome }, uid, home);
-    };
-    const path = config.path ?? defaultPath();
+    const { createFileDatastore } = await import('@netledger/datastore-file');
+    const path = await fileStorePath(config, options);
+    const onWarning = await fileStoreWarnings(options);
     const open = (readOnly: boolean): Promise<Datastore> =>
-      createFileDatastore({ ...options.file, path, ...(readOnly && { readOnly: true }) });
+      createFileDatastore({
+        ...options.file,
+        path,
+        ...(onWarning && { onWarning }),
+        ...(readOnly && { readOnly: true }),
+      });
     if (call.mayCreate === false && !(await exists(path))) {
       // A read-only open creates nothing and tells a store never made (DoesNotExist) from one
       // whose file was lost beside its previous generation (CorruptValue, naming repair).

@@ -1,5 +1,5 @@
 import type { EtcdGatewayDatastoreOptions } from '@netledger/datastore-etcd/gateway';
-import type { FileDatastoreOptions } from '@netledger/datastore-file';
+import type { FileDatastoreOptions, RepairMode } from '@netledger/datastore-file';
 import type { K8sDatastoreOptions } from '@netledger/datastore-k8s';
 import type { Datastore } from '@netledger/ipam-core';
 import type { DatastoreConfig, EtcdTransport } from './datastore-config.js';
@@ -8,7 +8,7 @@ import type { DatastoreConfig, EtcdTransport } from './datastore-config.js';
 export type OpenEtcdGrpc = (options: EtcdGatewayDatastoreOptions) => Datastore;
 
 /** Whose default file store: the inputs of datastore-file's `defaultDatastorePath`. */
-export interface DatastoreUser {
+interface DatastoreUser {
   readonly uid: number | undefined;
   readonly home: string;
   readonly xdgStateHome?: string | undefined;
@@ -23,7 +23,13 @@ export interface DatastoreOpenerOptions {
    */
   readonly user: () => DatastoreUser;
   /** File store options (history length, blocking I/O, lock timeout, watch interval). */
-  readonly file?: Omit<FileDatastoreOptions, 'path'>;
+  readonly file?: Omit<FileDatastoreOptions, 'path' | 'onWarning'>;
+  /**
+   * Told of each of a file store's cleanups that failed without failing what was asked (the lock
+   * not released, a handle not closed, a temp file left), in an open store or a repair, as one
+   * line of text (datastore-file's `formatFileWarning`). Default: nothing is told.
+   */
+  readonly onFileWarning?: (line: string) => void;
   readonly etcd: {
     /** The transport for a config that names none. */
     readonly transport: EtcdTransport;
@@ -55,6 +61,17 @@ export interface OpenOptions {
    * a store in a read-only directory opens, and every write fails). Other stores ignore it.
    */
   readonly readOnly?: boolean;
+}
+
+/** Options of one `repair`. */
+export interface RepairOptions {
+  /**
+   * `auto` (default): the previous generation when it checks, else salvage; `previous`: only the
+   * previous generation; `salvage`: every record of the damaged file that checks.
+   */
+  readonly mode?: RepairMode;
+  /** Report what would be done, change nothing (default false). */
+  readonly dryRun?: boolean;
 }
 
 /** How one store type is loaded and opened. */

@@ -32,8 +32,8 @@ export interface EtcdDatastoreOptions {
    * process making many calls. `http`: etcd's HTTP/JSON gateway on the same client port over
    * node:http(s), with the same semantics (compare-and-swap, lost-answer resolution, watch,
    * errors). Choose `http` for a one-shot process such as the CNI plugin: loading grpc-js and
-   * connecting costs ~130 ms of CPU, a plain HTTP request ~12 ms, and with `http` the gRPC client
-   * is never loaded. (`createEtcdGatewayDatastore` is the same without any gRPC code in its imports.)
+   * connecting costs many times a plain HTTP request in CPU (docs/benchmarks.md, `cni`), and with
+   * `http` the gRPC client is never loaded. (`createEtcdGatewayDatastore` is the same without any gRPC code in its imports.)
    */
   readonly transport?: EtcdTransport;
 }

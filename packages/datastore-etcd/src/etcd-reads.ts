@@ -25,6 +25,46 @@ export interface EtcdReads {
 const MAX_RANGES_PER_TXN = 64;
 
 /**
+ * Appends the objects under `at.prefix` that match `at.options` to `at.items`, page by page, at
+ * `at.revision` (or, when undefined, at the first page's revision); returns the revision read at.
+ */
+async function listPrefix<K extends Kind>(
+  session: EtcdSession,
+  at: {
+    readonly prefix: string;
+    readonly revision: string | undefined;
+    readonly options: ListOptions<K>;
+    readonly items: KVPair<K>[];
+  },
+): Promise<string | undefined> {
+  const range = prefixRange(at.prefix);
+  let revision = at.revision;
+  let start = range.start;
+  for (;;) {
+    const page = await session.retrying(
+      () =>
+        session.kv.range({
+          key: start,
+          range_end: range.end,
+          limit: LIST_PAGE_SIZE,
+          ...(revision !== undefined && { revision }),
+        }),
+      { path: at.prefix },
+    );
+    revision ??= page.header.revision;
+    for (const kv of page.kvs) {
+      const key = pathToKey(kv.key.toString('utf8'));
+      if (key && matchesListOptions(key, at.options)) {
+        at.items.push(toKvPair(key as DatastoreKey<K>, kv));
+      }
+    }
+    const last = page.kvs[page.kvs.length - 1];
+    if (!page.more || !last) return revision;
+    start = Buffer.concat([last.key, Buffer.from([0])]);
+  }
+}
+
+/**
  * Creates linearizable reads over `session`. `get` fails `DoesNotExist`; `list` reads every prefix
  * of `listPrefixes(options)` in key order, page by page, all at one store revision (the first
  * page's header revision, which it returns). A value that is not valid Calico JSON makes either
@@ -54,30 +94,7 @@ export function createEtcdReads(session: EtcdSession): EtcdReads {
       let revision: string | undefined;
       // Prefixes are disjoint, so reading them in sorted order yields key order overall.
       for (const prefix of listPrefixes(options).sort()) {
-        const range = prefixRange(prefix);
-        let start = range.start;
-        for (;;) {
-          const page = await session.retrying(
-            () =>
-              etcd.range({
-                key: start,
-                range_end: range.end,
-                limit: LIST_PAGE_SIZE,
-                ...(revision !== undefined && { revision }),
-              }),
-            { path: prefix },
-          );
-          revision ??= page.header.revision;
-          for (const kv of page.kvs) {
-            const key = pathToKey(kv.key.toString('utf8'));
-            if (key && matchesListOptions(key, options)) {
-              items.push(toKvPair(key as DatastoreKey<K>, kv));
-            }
-          }
-          const last = page.kvs[page.kvs.length - 1];
-          if (!page.more || !last) break;
-          start = Buffer.concat([last.key, Buffer.from([0])]);
-        }
+        revision = await listPrefix(session, { prefix, revision, options, items });
       }
       if (revision === undefined) {
         // A kind with no prefixes: still report the store revision for a following watch.

@@ -1,7 +1,8 @@
 // The HTTP transport: etcd's gRPC gateway (`/v3/kv/range`, `/v3/kv/txn`, `/v3/kv/put`,
 // `/v3/watch`, `/v3/auth/authenticate` on the client port) over node:http(s). It loads no gRPC
-// code, which is the point: a one-shot process (the CNI plugin) pays ~12 ms for a request instead
-// of ~130 ms of CPU to load grpc-js and connect. Only type imports from etcd-kv.ts; no etcd3.
+// code, which is the point: a one-shot process (the CNI plugin) pays for a plain request, not for
+// loading grpc-js and connecting, many times more CPU (docs/benchmarks.md, `cni`). Only type
+// imports from etcd-kv.ts; no etcd3.
 import type { EtcdKv, EtcdKvOptions, KvWatch } from './etcd-kv.js';
 import { EtcdKvError } from './etcd-kv-error.js';
 import { GatewayUnreachableError, isInvalidAuthToken } from './gateway-error.js';

@@ -3,8 +3,8 @@ import type { StoredEntry } from './store-snapshot.js';
 
 // A stored entry never changes (a write makes a new one), so its value needs decoding at most
 // twice; every read then gets its own copy, so no caller can change what the next one reads.
-// Copying the plain data a decode returns is an order of magnitude cheaper than decoding again (a
-// full /26 block: about 15 µs against 190 µs), and a long-lived reader such as the node agent reads
+// Copying the plain data a decode returns is much cheaper than decoding again (a full /26 block
+// most of all; figures in docs/benchmarks.md), and a long-lived reader such as the node agent reads
 // the same blocks, pools and affinities on every request. A value is kept from its second read on:
 // a value read once (a listing by a one-shot command) costs a decode, as before, and holds nothing.
 //

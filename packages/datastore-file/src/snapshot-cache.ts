@@ -46,6 +46,10 @@ function sameKeys(a: StoreSnapshot, b: StoreSnapshot): boolean {
   return true;
 }
 
+/** Whether `next` is another store or a later revision of the same one than `prev`. */
+const isNewer = (prev: StoreSnapshot, next: StoreSnapshot): boolean =>
+  next.storeId !== prev.storeId || next.revision > prev.revision;
+
 /** Creates a {@link SnapshotCache} over a loaded store file. */
 export function createSnapshotCache(options: SnapshotCacheOptions): SnapshotCache {
   const { fs, path } = options;
@@ -66,10 +70,7 @@ export function createSnapshotCache(options: SnapshotCacheOptions): SnapshotCach
 
   const install = (next: LoadedStore, force: boolean): void => {
     const prev = held;
-    const newer =
-      next.snapshot.storeId !== prev.snapshot.storeId ||
-      next.snapshot.revision > prev.snapshot.revision;
-    if (!force && !newer) {
+    if (!force && !isNewer(prev.snapshot, next.snapshot)) {
       // Same or older than what we have (a read that raced our own write): keep ours.
       if (next.snapshot.revision === prev.snapshot.revision && next.handle !== prev.handle) {
         held = { snapshot: prev.snapshot, handle: next.handle, stamp: next.stamp };

@@ -1,6 +1,7 @@
 // Where the API server is and who we are to it, read from a kubeconfig file or the pod's service
-// account, without @kubernetes/client-node: that library (about 1 MB bundled, 80-100 ms to load)
-// was used only for this, and netledger-ipam loads this package once per CNI ADD. What kubectl
+// account, without @kubernetes/client-node: that library (large, and slow to load: the plugin's
+// start-up in docs/benchmarks.md) was used only for this, and netledger-ipam loads this package
+// once per CNI ADD. What kubectl
 // reads is read here the same way (relative paths against the kubeconfig's directory, a token file
 // re-read every minute, exec credential plugins); auth-provider plugins are refused.
 import { readFileSync } from 'node:fs';

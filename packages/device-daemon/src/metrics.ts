@@ -30,32 +30,21 @@ export interface DaemonMetrics {
 
 type UsageKey = keyof PoolUsage;
 
-/**
- * Creates the daemon's metrics. Counters are incremented by the daemon; gauges (leases, per pool
- * and family capacity/leased/reserved/free, RSS, a refused revision) are read from `snapshot`
- * once per scrape. Never throws.
- */
-export function createDaemonMetrics(snapshot: () => MetricsSnapshot): DaemonMetrics {
-  const registry = new Registry();
-  const registers = [registry];
-  let current: MetricsSnapshot | undefined;
-  const now = (): MetricsSnapshot => (current ??= snapshot());
-  const poolGauge = (name: string, help: string, key: UsageKey): void => {
-    new Gauge({
-      name,
-      help,
-      labelNames: ['pool', 'family'] as const,
-      registers,
-      collect() {
-        this.reset();
-        for (const p of now().pools) {
-          if (p[key] !== undefined) this.set({ pool: p.name, family: '4' }, p[key]);
-          if (p.ipv6 !== undefined) this.set({ pool: p.name, family: '6' }, p.ipv6[key]);
-        }
-      },
-    });
-  };
-  const metrics = {
+/** The usage figures shown per pool and family: metric name, help, the figure. */
+const POOL_GAUGES: readonly (readonly [string, string, UsageKey])[] = [
+  ['netledger_device_pool_capacity', 'Allocatable addresses per pool and family.', 'capacity'],
+  ['netledger_device_pool_leased', 'Addresses leased to containers per pool and family.', 'leased'],
+  [
+    'netledger_device_pool_reserved',
+    'Addresses reserved from lxc configs per pool and family.',
+    'reserved',
+  ],
+  ['netledger_device_pool_free', 'Free addresses per pool and family.', 'free'],
+];
+
+/** The daemon's counters, registered in `registers`. */
+function createCounters(registers: Registry[]) {
+  return {
     applies: new Counter({
       name: 'netledger_device_applies_total',
       help: 'Revisions applied.',
@@ -84,6 +73,40 @@ export function createDaemonMetrics(snapshot: () => MetricsSnapshot): DaemonMetr
       registers,
     }),
   };
+}
+
+/** A gauge of one of a pool's usage figures per family, read from `now()` at each scrape. */
+function poolGauge(
+  registers: Registry[],
+  now: () => MetricsSnapshot,
+  [name, help, key]: readonly [string, string, UsageKey],
+): void {
+  new Gauge({
+    name,
+    help,
+    labelNames: ['pool', 'family'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const p of now().pools) {
+        if (p[key] !== undefined) this.set({ pool: p.name, family: '4' }, p[key]);
+        if (p.ipv6 !== undefined) this.set({ pool: p.name, family: '6' }, p.ipv6[key]);
+      }
+    },
+  });
+}
+
+/**
+ * Creates the daemon's metrics. Counters are incremented by the daemon; gauges (leases, per pool
+ * and family capacity/leased/reserved/free, RSS, a refused revision) are read from `snapshot`
+ * once per scrape. Never throws.
+ */
+export function createDaemonMetrics(snapshot: () => MetricsSnapshot): DaemonMetrics {
+  const registry = new Registry();
+  const registers = [registry];
+  let current: MetricsSnapshot | undefined;
+  const now = (): MetricsSnapshot => (current ??= snapshot());
+  const counters = createCounters(registers);
   new Gauge({
     name: 'netledger_device_leases',
     help: 'Leases held, reservations included.',
@@ -92,22 +115,7 @@ export function createDaemonMetrics(snapshot: () => MetricsSnapshot): DaemonMetr
       this.set(now().leases);
     },
   });
-  poolGauge(
-    'netledger_device_pool_capacity',
-    'Allocatable addresses per pool and family.',
-    'capacity',
-  );
-  poolGauge(
-    'netledger_device_pool_leased',
-    'Addresses leased to containers per pool and family.',
-    'leased',
-  );
-  poolGauge(
-    'netledger_device_pool_reserved',
-    'Addresses reserved from lxc configs per pool and family.',
-    'reserved',
-  );
-  poolGauge('netledger_device_pool_free', 'Free addresses per pool and family.', 'free');
+  for (const gauge of POOL_GAUGES) poolGauge(registers, now, gauge);
   new Gauge({
     name: 'netledger_device_revision_refused',
     help: '1 while the last revision offered is refused and the last good one stays in force.',
@@ -125,7 +133,7 @@ export function createDaemonMetrics(snapshot: () => MetricsSnapshot): DaemonMetr
     },
   });
   return {
-    ...metrics,
+    ...counters,
     async render() {
       current = undefined;
       try {

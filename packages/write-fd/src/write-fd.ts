@@ -5,8 +5,8 @@ import { writeSync } from 'node:fs';
  * descriptor (EAGAIN) does not take is handed to `whenFull`.
  *
  * A one-shot process writes its output once, so it skips `process.stdout` and `process.stderr`
- * unless it must: the first touch of either builds a stream (for a pipe, a
- * `net.Socket` and the `net` module), which cost about 2 ms per invocation. Its `whenFull` is
+ * unless it must: the first touch of either builds a stream (for a pipe, a `net.Socket` and the
+ * `net` module), a cost paid on every invocation (docs/benchmarks.md, `cni`). Its `whenFull` is
  * that stream, which waits for the reader (Node makes stdio pipes blocking). When the reader is
  * gone (EPIPE, EBADF, ...) the output is dropped: nobody can read it, and the exit status still
  * tells the outcome.

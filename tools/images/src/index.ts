@@ -1,7 +1,1 @@
-export {
-  NETLEDGER_IMAGES,
-  fullImageReference,
-  imageReference,
-  imageTag,
-} from './netledger-images.js';
-export type { NetledgerImage } from './netledger-images.js';
+export { NETLEDGER_IMAGES, imageReference } from './netledger-images.js';

@@ -1,5 +1,5 @@
 import type { ParseArgsConfig } from 'node:util';
-import type { DatastoreConfig, DatastoreUser } from '@netledger/datastore-config';
+import type { DatastoreConfig, RepairOptions, RepairReport } from '@netledger/datastore-config';
 import type { Clock, Datastore, IpamClient, Random } from '@netledger/ipam-core';
 import type { CtlEnv, SelectedDatastore } from '../config/datastore-config.js';
 import type { KubeReader } from '../commands/ipam-check.js';
@@ -46,8 +46,12 @@ export interface CtlIo {
    * `kubernetesReaderOf`), else undefined.
    */
   kubernetesReaderOf(datastore: Datastore): Promise<KubeReader | undefined>;
-  /** Whose default file store (`datastore repair` without a configured path). */
-  readonly user?: () => DatastoreUser;
+  /**
+   * Repairs the selected store (the opener's `repair`): a file store at the path `openDatastore`
+   * would use, its failed cleanups told as the opener's file warnings; another store type is
+   * refused, `DatastoreConfigError` `Unsupported`.
+   */
+  repairDatastore(config: DatastoreConfig, options: RepairOptions): Promise<RepairReport>;
   readonly clock?: Clock;
   readonly random?: Random;
 }

@@ -1,9 +1,10 @@
-import {
-  defaultDatastorePath,
-  formatFileWarning,
-  repairFileDatastore,
-} from '@netledger/datastore-file';
-import type { RepairMode } from '@netledger/datastore-file';
+import { isDatastoreConfigError } from '@netledger/datastore-config';
+import type {
+  DatastoreConfig,
+  RepairMode,
+  RepairOptions,
+  RepairReport,
+} from '@netledger/datastore-config';
 import { CtlError } from '../ctl-error.js';
 import { formatRepairReport } from '../commands/datastore-repair.js';
 import { checkIpam } from '../commands/ipam-check.js';
@@ -18,19 +19,18 @@ function modeOf(f: FlagValues): RepairMode {
   return bool(f, 'previous') ? 'previous' : bool(f, 'salvage') ? 'salvage' : 'auto';
 }
 
-/** The file store's path as the opener would pick it; repair works on the file store only. */
-async function fileStorePath(ctx: CommandContext): Promise<string> {
-  const { config } = await ctx.datastoreConfig();
-  if (config.type !== 'file') {
-    throw new CtlError(
-      'Usage',
-      `datastore repair works on the file store; this one is ${config.type} (restore it from its own backups)`,
-    );
+/** The opener's repair; a store it cannot repair (not a file store) is a usage error. */
+async function repair(
+  ctx: CommandContext,
+  config: DatastoreConfig,
+  options: RepairOptions,
+): Promise<RepairReport> {
+  try {
+    return await ctx.io.repairDatastore(config, options);
+  } catch (e) {
+    if (!isDatastoreConfigError(e, 'Unsupported')) throw e;
+    throw new CtlError('Usage', `datastore ${e.message}`, { cause: e });
   }
-  if (config.path !== undefined) return config.path;
-  const user = ctx.io.user?.();
-  if (!user) throw new CtlError('Usage', 'datastore repair needs NETLEDGER_DATASTORE_PATH');
-  return defaultDatastorePath({ XDG_STATE_HOME: user.xdgStateHome }, user.uid, user.home);
 }
 
 /** `datastore repair`. */
@@ -55,19 +55,12 @@ file, and a file that is not a netledger store. The damaged file is kept as
     },
     store: 'none',
     async run(ctx, f) {
-      const mode = modeOf(f);
-      const path = await fileStorePath(ctx);
-      const report = await repairFileDatastore({
-        path,
-        mode,
-        dryRun: bool(f, 'dry-run'),
-        // A failed cleanup does not fail the repair: said, as netledgerctl's warnings are.
-        onWarning: (w) => ctx.io.stderr(`Warning: ${formatFileWarning(w)}\n`),
-      });
+      const options = { mode: modeOf(f), dryRun: bool(f, 'dry-run') };
+      const report = await repair(ctx, (await ctx.datastoreConfig()).config, options);
       let text = formatRepairReport(report);
       if (report.action !== 'none' && !report.dryRun) {
         const datastore = await ctx.io.openDatastore(
-          { type: 'file', path },
+          { type: 'file', path: report.path },
           { mayCreate: false, readOnly: true },
         );
         try {

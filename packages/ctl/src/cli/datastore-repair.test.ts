@@ -200,6 +200,27 @@ describe('netledgerctl datastore repair', () => {
     expect((await run(['datastore', 'repair'])).stdout).toContain('nothing to repair');
   });
 
+  it("repairs through the app's opener (CtlIo.repairDatastore), with the selected store and flags", async () => {
+    const calls: unknown[] = [];
+    const out = await runCli(['datastore', 'repair', '--previous', '--dry-run'], {
+      storePath: store,
+      io: {
+        repairDatastore: async (config, options) => {
+          calls.push([config, options]);
+          return { path: store, action: 'none', dryRun: true };
+        },
+      },
+    });
+    expect(out).toMatchObject({ code: 0, stderr: '' });
+    expect(out.stdout).toBe(`${store}: the datastore checks in full; nothing to repair.\n`);
+    expect(calls).toEqual([
+      [
+        { type: 'file', path: store },
+        { mode: 'previous', dryRun: true },
+      ],
+    ]);
+  });
+
   it('is a usage error with both modes, or on a store that is not a file', async () => {
     expect((await run(['datastore', 'repair', '--previous', '--salvage'])).code).toBe(2);
     const etcd = await runCli(['datastore', 'repair'], {

@@ -2,6 +2,7 @@
 // run in-process on a memory store. Each run returns an exit code; an error is one line
 // `Error: <message>` with no JavaScript engine text or stack; and a refused command changes nothing
 // in the store (a manifest run that fails part way names how many resources it did before).
+import { createDatastoreOpener } from '@netledger/datastore-config';
 import type { Datastore, Kind } from '@netledger/ipam-core';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -30,6 +31,12 @@ const KINDS: readonly Kind[] = [
   'ClusterInformation',
 ];
 const PARTIAL = /\[(created|applied|replaced|deleted|read): /;
+
+/** Repairs for a user whose home holds no store. */
+const opener = createDatastoreOpener({
+  user: () => ({ uid: 1000, home: '/nonexistent-home' }),
+  etcd: { transport: 'http', loadGrpc: () => Promise.reject(new Error('no gRPC in the fuzz')) },
+});
 
 let store: ReturnType<typeof memoryStore>;
 let datastore: Datastore;
@@ -83,7 +90,7 @@ async function run(argv: readonly string[], files: Record<string, string> = {}) 
     stderrIsTty: false,
     openDatastore: () => Promise.resolve(datastore),
     kubernetesReaderOf: () => Promise.resolve(undefined),
-    user: () => ({ uid: 1000, home: '/nonexistent-home' }),
+    repairDatastore: (config, options) => opener.repair(config, options),
     clock: testClock(),
   };
   const code = await runCtl(io);

@@ -1,4 +1,4 @@
-import type { LostKey, RepairReport } from '@netledger/datastore-file';
+import type { LostKey, RepairReport } from '@netledger/datastore-config';
 import { pathToKey } from '@netledger/ipam-core/adapter';
 
 /** What losing (or reverting) one object means for IPAM, by its kind. */

@@ -15,11 +15,6 @@ export interface CliRun {
 
 /** A user whose home holds no store. */
 const user = () => ({ uid: 1000, home: '/nonexistent-home' });
-/** netledgerctl's opener, as apps/ctl wires it, for that user. */
-const opener = createDatastoreOpener({
-  user,
-  etcd: { transport: 'grpc', dialTimeoutMs: 5000, loadGrpc: loadEtcdGrpc },
-});
 
 /** Runs netledgerctl in-process against the file store at `storePath`. */
 export async function runCli(
@@ -33,6 +28,12 @@ export async function runCli(
 ): Promise<CliRun> {
   let stdout = '';
   let stderr = '';
+  // netledgerctl's opener, as apps/ctl wires it, for that user: file warnings go to stderr.
+  const opener = createDatastoreOpener({
+    user,
+    onFileWarning: (line) => void (stderr += `Warning: ${line}\n`),
+    etcd: { transport: 'grpc', dialTimeoutMs: 5000, loadGrpc: loadEtcdGrpc },
+  });
   const code = await runCtl({
     argv,
     env: {
@@ -49,7 +50,7 @@ export async function runCli(
     defaultConfigFiles: [],
     openDatastore: (config, o) => opener.open(config, o),
     kubernetesReaderOf: (datastore) => opener.kubernetesReaderOf(datastore),
-    user,
+    repairDatastore: (config, o) => opener.repair(config, o),
     clock: testClock(),
     ...options.io,
   });

@@ -37,10 +37,37 @@ export function findBlockProblems(
   block: AllocationBlock,
   options: FindBlockProblemsOptions = {},
 ): BlockProblem[] {
-  const problems: BlockProblem[] = [];
   const { size } = blockGeometry(block.cidr);
+  const allocations = allocationProblems(block, size);
+  const problems: BlockProblem[] = [
+    ...allocations.problems,
+    ...attributeProblems(block, allocations.referenced, options.nowMs),
+    ...freeListProblems(block, size),
+  ];
+  const total = block.unallocated.length + allocations.allocated;
+  if (total !== size) {
+    problems.push({
+      code: 'CountMismatch',
+      message: `expected ${size} addresses in this block, but Unallocated (${block.unallocated.length}) + Allocated (${allocations.allocated}) = ${total}`,
+    });
+  }
+  if (block.allocations.length !== size) {
+    problems.push({
+      code: 'AllocationsSize',
+      message: `the allocations array has ${block.allocations.length} entries for a block of ${size} addresses`,
+    });
+  }
+  return problems;
+}
+
+/** Allocations indexing no attribute; the attributes referenced and how many ordinals are allocated. */
+function allocationProblems(
+  block: AllocationBlock,
+  size: number,
+): { problems: BlockProblem[]; referenced: Set<number>; allocated: number } {
+  const problems: BlockProblem[] = [];
   const referenced = new Set<number>();
-  const allocated = new Set<number>();
+  let allocated = 0;
   for (let o = 0; o < size; o++) {
     const idx = block.allocations[o];
     if (idx === null || idx === undefined) continue;
@@ -54,8 +81,18 @@ export function findBlockProblems(
       continue;
     }
     referenced.add(idx);
-    allocated.add(o);
+    allocated++;
   }
+  return { problems, referenced, allocated };
+}
+
+/** Attributes no allocation references, and (given the time) attributes released in the future. */
+function attributeProblems(
+  block: AllocationBlock,
+  referenced: ReadonlySet<number>,
+  nowMs: number | undefined,
+): BlockProblem[] {
+  const problems: BlockProblem[] = [];
   block.attributes.forEach((attribute, i) => {
     if (!referenced.has(i)) {
       problems.push({
@@ -65,11 +102,7 @@ export function findBlockProblems(
       });
     }
     const releasedAt = attribute.releasedAt;
-    if (
-      options.nowMs !== undefined &&
-      releasedAt !== undefined &&
-      Date.parse(releasedAt) > options.nowMs
-    ) {
+    if (nowMs !== undefined && releasedAt !== undefined && Date.parse(releasedAt) > nowMs) {
       problems.push({
         code: 'ReleasedInFuture',
         message: `attribute index ${i} has releasedAt in the future, suggesting clock skew`,
@@ -77,6 +110,12 @@ export function findBlockProblems(
       });
     }
   });
+  return problems;
+}
+
+/** Free ordinals outside the block, queued twice, or also allocated. */
+function freeListProblems(block: AllocationBlock, size: number): BlockProblem[] {
+  const problems: BlockProblem[] = [];
   const queued = new Set<number>();
   for (const o of block.unallocated) {
     if (o < 0 || o >= size) {
@@ -99,19 +138,6 @@ export function findBlockProblems(
       });
     }
     queued.add(o);
-  }
-  const total = block.unallocated.length + allocated.size;
-  if (total !== size) {
-    problems.push({
-      code: 'CountMismatch',
-      message: `expected ${size} addresses in this block, but Unallocated (${block.unallocated.length}) + Allocated (${allocated.size}) = ${total}`,
-    });
-  }
-  if (block.allocations.length !== size) {
-    problems.push({
-      code: 'AllocationsSize',
-      message: `the allocations array has ${block.allocations.length} entries for a block of ${size} addresses`,
-    });
   }
   return problems;
 }

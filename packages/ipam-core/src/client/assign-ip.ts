@@ -31,13 +31,13 @@ export interface AssignIpArgs {
 }
 
 /**
- * Assigns one address inside an enabled pool, claiming its block for the host if the block does
- * not exist yet. `AlreadyExists` if it is taken (or cooling down), except that re-assigning it
- * to the same capped handle succeeds. Unlike Calico, a lost claim race is retried (the block then
- * exists and is used if affinity allows) and the handle is counted once however often the block
- * write is retried.
+ * The enabled pool holding `args.ip`, checked against the intended use; `InvalidArgument` for an
+ * address that does not parse, is in no pool, or is in a pool not allowed for that use.
  */
-export async function assignIp(ctx: IpamContext, args: AssignIpArgs): Promise<void> {
+async function poolToAssignFrom(
+  ctx: IpamContext,
+  args: AssignIpArgs,
+): Promise<{ pool: NonNullable<ReturnType<typeof poolForIp>>; addr: ReturnType<typeof parseIp> }> {
   let addr;
   try {
     addr = parseIp(args.ip);
@@ -58,6 +58,18 @@ export async function assignIp(ctx: IpamContext, args: AssignIpArgs): Promise<vo
       `IP address ${args.ip} is in IP pool "${pool.metadata.name}", which is not allowed for use "${args.intendedUse}" (allowedUses: [${uses.join(' ')}])`,
     );
   }
+  return { pool, addr };
+}
+
+/**
+ * Assigns one address inside an enabled pool, claiming its block for the host if the block does
+ * not exist yet. `AlreadyExists` if it is taken (or cooling down), except that re-assigning it
+ * to the same capped handle succeeds. Unlike Calico, a lost claim race is retried (the block then
+ * exists and is used if affinity allows) and the handle is counted once however often the block
+ * write is retried.
+ */
+export async function assignIp(ctx: IpamContext, args: AssignIpArgs): Promise<void> {
+  const { pool, addr } = await poolToAssignFrom(ctx, args);
   const config = await loadConfig(ctx);
   const affinity = affinityFor(args.intendedUse ?? 'Workload', args.hostname);
   const blockCidr = blockCidrForIp(args.ip, pool);

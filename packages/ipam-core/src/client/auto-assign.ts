@@ -120,6 +120,42 @@ function endOnUnknownOutcome(e: IpamError, out: Collected): void {
     throw new IpamError('Unavailable', e.message, { partial: out.result(), cause: e });
 }
 
+/** The host's affine blocks and the pools it may use, for `req` (`prepareAffinityBlocksForHost`). */
+function prepareHost(ctx: IpamContext, req: VersionRequest, affinity: AffinityConfig) {
+  const { args } = req;
+  return prepareAffinityBlocksForHost(ctx, {
+    affinity,
+    version: req.version,
+    use: args.intendedUse,
+    ...(req.requestedPools && { requestedPools: req.requestedPools }),
+    ...(args.namespace?.labels && { namespaceLabels: args.namespace.labels }),
+    ...(req.hostReserved && { hostReserved: req.hostReserved }),
+    pools: req.pools,
+    config: req.config,
+    ...(req.affinities && { affinities: req.affinities }),
+  });
+}
+
+/** What one block is asked for: `num` addresses for `req`'s handle and attributes, as `affinity`. */
+function assignArgs(
+  req: VersionRequest,
+  affinity: AffinityConfig,
+  what: { readonly num: number; readonly affinityCheck: boolean },
+): AssignFromBlockArgs {
+  const { args } = req;
+  return {
+    num: what.num,
+    affinity: affinityString(affinity.affinityType, affinity.host),
+    affinityCheck: what.affinityCheck,
+    reservations: req.reservations,
+    ...(args.handleId !== undefined && { handleId: args.handleId }),
+    ...(args.attrs !== undefined && { attrs: args.attrs }),
+    ...(args.maxAllocToHandlePerIpVersion && {
+      maxAllocPerVersion: args.maxAllocToHandlePerIpVersion,
+    }),
+  };
+}
+
 /**
  * Calico's per-version `autoAssign`: affine blocks first, then new claims (up to the block cap),
  * then, unless affinity is strict, borrowing from other hosts' blocks along the host's walk.
@@ -132,17 +168,7 @@ export async function autoAssignVersion(
 ): Promise<IpamAssignments> {
   const { args, config } = req;
   const affinity = affinityFor(args.intendedUse, args.hostname);
-  const prepared = await prepareAffinityBlocksForHost(ctx, {
-    affinity,
-    version: req.version,
-    use: args.intendedUse,
-    ...(req.requestedPools && { requestedPools: req.requestedPools }),
-    ...(args.namespace?.labels && { namespaceLabels: args.namespace.labels }),
-    ...(req.hostReserved && { hostReserved: req.hostReserved }),
-    pools: req.pools,
-    config,
-    ...(req.affinities && { affinities: req.affinities }),
-  });
+  const prepared = await prepareHost(ctx, req, affinity);
   const out = new Collected(req);
   const maxBlocks = effectiveMaxBlocks(args.maxBlocksPerHost, config.maxBlocksPerHost);
   let owned = prepared.affineBlocks.length;
@@ -154,17 +180,8 @@ export async function autoAssignVersion(
     reservations: req.reservations,
     ...(req.hostReserved && { hostReserved: req.hostReserved }),
   };
-  const assign = (num: number, affinityCheck: boolean): AssignFromBlockArgs => ({
-    num,
-    affinity: affinityString(affinity.affinityType, affinity.host),
-    affinityCheck,
-    reservations: req.reservations,
-    ...(args.handleId !== undefined && { handleId: args.handleId }),
-    ...(args.attrs !== undefined && { attrs: args.attrs }),
-    ...(args.maxAllocToHandlePerIpVersion && {
-      maxAllocPerVersion: args.maxAllocToHandlePerIpVersion,
-    }),
-  });
+  const assign = (num: number, affinityCheck: boolean): AssignFromBlockArgs =>
+    assignArgs(req, affinity, { num, affinityCheck });
 
   while (out.ips.length < req.num) {
     if (owned >= maxBlocks) state.allowNewClaim = false;

@@ -28,6 +28,23 @@ describe("Go's string escaping", () => {
   });
 });
 
+describe("Go's indented layout", () => {
+  // Go 1.26 encoding/json, json.MarshalIndent(v, "", "  ") of a struct with the same fields and
+  // values (a uint64 at its maximum, empty slices and map, a nil pointer).
+  it('matches json.MarshalIndent byte for byte', () => {
+    const fromGo =
+      '{\n  "name": "a\\u003cb\\u003e\\u0026\\u2028",\n  "inner": {\n    "seq": 18446744073709551615,\n    "tags": [\n      "x",\n      "y"\n    ],\n    "none": [],\n    "map": {},\n    "nil": null\n  },\n  "list": [\n    {\n      "seq": 1,\n      "tags": [],\n      "none": [],\n      "map": {\n        "k": "v"\n      },\n      "nil": null\n    }\n  ],\n  "ok": true\n}';
+    const value = {
+      name: 'a<b>&\u2028',
+      inner: { seq: 18446744073709551615n, tags: ['x', 'y'], none: [], map: {}, nil: null },
+      list: [{ seq: 1, tags: [], none: [], map: { k: 'v' }, nil: null, gone: undefined }],
+      ok: true,
+    };
+    expect(stringifyJson(value, { indent: '  ' })).toBe(fromGo);
+    expect(parseJson(fromGo)).toEqual(parseJson(stringifyJson(value)));
+  });
+});
+
 describe('Go map key order', () => {
   it('sorts by UTF-8 bytes (code points), not UTF-16 units', () => {
     const keys = ['\uffff', '😀', 'b', 'B', '10', '2', ''];

@@ -117,6 +117,21 @@ export function parseJson(text: string): JsonValue {
   }
 }
 
+// A member as JSON.parse sets it: an own data property, even for a key such as `__proto__`.
+function setMember(out: { [key: string]: JsonValue }, key: string, value: JsonValue): void {
+  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** The number at `at` in `text`, a `bigint` for an integer beyond 2^53, and where it ends. */
+function numberAt(text: string, at: number): { value: number | bigint; end: number } | undefined {
+  NUMBER.lastIndex = at;
+  const m = NUMBER.exec(text);
+  if (!m) return undefined;
+  const n = Number(m[0]);
+  const exact = Number.isInteger(n) && !Number.isSafeInteger(n) && /^-?\d+$/.test(m[0]);
+  return { value: exact ? BigInt(m[0]) : n, end: at + m[0].length };
+}
+
 /** The exact (slow) parser: a full tokenizer that never rounds an integer. */
 function parseJsonExactly(text: string): JsonValue {
   let i = 0;
@@ -141,12 +156,7 @@ function parseJsonExactly(text: string): JsonValue {
         skip();
         if (text[i] !== ':') fail("expected ':'");
         i++;
-        Object.defineProperty(out, k, {
-          value: value(),
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
+        setMember(out, k, value());
         skip();
         if (text[i] === ',') i++;
         else if (text[i] === '}') return (i++, out);
@@ -170,14 +180,10 @@ function parseJsonExactly(text: string): JsonValue {
     if (text.startsWith('true', i)) return ((i += 4), true);
     if (text.startsWith('false', i)) return ((i += 5), false);
     if (text.startsWith('null', i)) return ((i += 4), null);
-    NUMBER.lastIndex = i;
-    const m = NUMBER.exec(text);
-    if (!m) return fail('unexpected character');
-    i += m[0].length;
-    const n = Number(m[0]);
-    if (Number.isInteger(n) && !Number.isSafeInteger(n) && /^-?\d+$/.test(m[0]))
-      return BigInt(m[0]);
-    return n;
+    const num = numberAt(text, i);
+    if (!num) return fail('unexpected character');
+    i = num.end;
+    return num.value;
   };
   const str = (): string => {
     const start = i;
@@ -205,10 +211,24 @@ function parseJsonExactly(text: string): JsonValue {
 }
 
 /**
- * Serialises like `JSON.stringify(value)` (no indentation), writing `bigint` as a bare integer and
- * strings (and keys) with Go's escapes ({@link goString}). Object keys keep their order.
+ * Serialises like `JSON.stringify(value)`, writing `bigint` as a bare integer and strings (and
+ * keys) with Go's escapes ({@link goString}); with `options.indent`, laid out as Go's
+ * `json.MarshalIndent`. Object keys keep their order; `undefined` and function members are left
+ * out (`null` in an array); a {@link RawJson} is written verbatim. `options.indent`: the
+ * indentation per level, as `json.MarshalIndent(v, "", indent)` (one member per line, `": "`
+ * after a key, `[]` and `{}` when empty); default `''`, one line as `json.Marshal`.
  */
-export function stringifyJson(value: unknown): string {
+export function stringifyJson(value: unknown, options: { readonly indent?: string } = {}): string {
+  return write(value, { indent: options.indent ?? '', prefix: '' });
+}
+
+/** Where a value is written: the indentation per level ('' for one line) and its line's prefix. */
+interface Layout {
+  readonly indent: string;
+  readonly prefix: string;
+}
+
+function write(value: unknown, layout: Layout): string {
   if (value === null) return 'null';
   switch (typeof value) {
     case 'bigint':
@@ -221,17 +241,28 @@ export function stringifyJson(value: unknown): string {
       return goString(value);
     case 'object': {
       if (value instanceof RawJson) return value.text;
+      const inner: Layout = { indent: layout.indent, prefix: layout.prefix + layout.indent };
       if (Array.isArray(value)) {
-        return `[${value.map((v) => (v === undefined ? 'null' : stringifyJson(v))).join(',')}]`;
+        const items = value.map((v: unknown) => (v === undefined ? 'null' : write(v, inner)));
+        return enclose(['[', ']'], items, layout);
       }
+      const colon = layout.indent === '' ? ':' : ': ';
       const parts: string[] = [];
       for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
         if (v === undefined || typeof v === 'function') continue;
-        parts.push(`${goString(k)}:${stringifyJson(v)}`);
+        parts.push(`${goString(k)}${colon}${write(v, inner)}`);
       }
-      return `{${parts.join(',')}}`;
+      return enclose(['{', '}'], parts, layout);
     }
     default:
       return 'null';
   }
+}
+
+/** The members of an array or object between its brackets, on one line or one per line. */
+function enclose(brackets: readonly [string, string], items: string[], layout: Layout): string {
+  const [open, close] = brackets;
+  if (layout.indent === '' || items.length === 0) return `${open}${items.join(',')}${close}`;
+  const inner = layout.prefix + layout.indent;
+  return `${open}\n${inner}${items.join(`,\n${inner}`)}\n${layout.prefix}${close}`;
 }

@@ -48,13 +48,14 @@ export interface MirrorState {
   tombstoneCount(): number;
 }
 
-/** Creates an empty {@link MirrorState}. */
-export function createMirrorState(): MirrorState {
+/**
+ * What is known by key path, with the live paths in key order and the tombstones' paths beside:
+ * `set` and `forget` keep the three in step.
+ */
+function createKnowledge() {
   const known = new Map<string, Known>();
   const live = new SortedKeys();
   const tombstones = new Set<string>();
-  const watermarks = new Map<Kind, bigint>();
-
   const set = (path: string, k: Known): void => {
     // Shared with every reader: frozen, as the memory store's values are.
     if (k.kv) deepFreeze(k.kv);
@@ -72,6 +73,13 @@ export function createMirrorState(): MirrorState {
     live.delete(path);
     tombstones.delete(path);
   };
+  return { known, live, tombstones, set, forget };
+}
+
+/** Creates an empty {@link MirrorState}. */
+export function createMirrorState(): MirrorState {
+  const { known, live, tombstones, set, forget } = createKnowledge();
+  const watermarks = new Map<Kind, bigint>();
   return {
     observePut(kv) {
       const path = keyToPath(kv.key);
