@@ -1,0 +1,10 @@
+export { LOG_LEVELS, isLogLevelName, levelPasses, logLevelOf, parseLogLevel } from './log-level.js';
+export type { LogLevel, LogLevelName } from './log-level.js';
+export { LOG_FORMATS, formatLogRecord, parseLogFormat } from './log-record.js';
+export type { LogFields, LogFormat, LogRecord } from './log-record.js';
+export { createLogger, silentLogger } from './logger.js';
+export type { Logger, LoggerOptions } from './logger.js';
+export { createRotatingFile } from './rotating-file.js';
+export type { RotatingFile, RotatingFileOptions } from './rotating-file.js';
+export { backupName, backupsToRemove, parseBackupName, splitLogPath } from './rotation-plan.js';
+export type { LogFileName, RetentionPolicy } from './rotation-plan.js';
