@@ -132,7 +132,12 @@ export async function serveAgentRequest(o: ServeAgentRequestOptions): Promise<Ag
       { env: o.request.env, stdin: o.request.stdin },
       {
         ...deps,
-        createLogger: (ipam) => createLogger({ level: ipam.logLevel, write: (l) => lines.push(l) }),
+        createLogger: (ipam) =>
+          createLogger({
+            level: ipam.logLevel,
+            format: ipam.logFormat,
+            write: (l) => lines.push(l),
+          }),
         acquireLock: async (lockOptions) => {
           const lock = await deps.acquireLock(lockOptions);
           if (o.signal?.aborted) {
