@@ -8,8 +8,9 @@ import {
   createAgentStore,
   queryAgentStatus,
   startAgentServer,
+  startMetricsServer,
 } from '@netledger/agent';
-import type { AgentServer } from '@netledger/agent';
+import type { AgentServer, MetricsServer } from '@netledger/agent';
 import { createFlockHostLock, createLogger } from '@netledger/cni';
 import type { PluginDeps } from '@netledger/cni';
 import { appendRequestLog, serveAgentRequest, storeIdentity } from '@netledger/cni/agent';
@@ -163,7 +164,18 @@ async function serveNode(args: RunArgs, p: AgentProcess): Promise<number> {
     );
   }
   let server: AgentServer | undefined;
+  const render = () =>
+    metrics.render({ inFlight: server?.inFlight() ?? 0, synced: mirrored.isSynced() });
+  let metricsServer: MetricsServer | undefined;
   try {
+    if (args.metricsListen) {
+      metricsServer = await startMetricsServer({
+        ...args.metricsListen,
+        metrics: render,
+        ready: () => mirrored.isSynced(),
+      });
+      log.info(`metrics, /healthz and /readyz on http://${metricsServer.address}`);
+    }
     server = await startAgentServer({
       socketPath: args.socket,
       serve: (request, signal) =>
@@ -175,16 +187,20 @@ async function serveNode(args: RunArgs, p: AgentProcess): Promise<number> {
         version: p.version,
         ...metrics.snapshot(),
       }),
-      metrics: () =>
-        metrics.render({ in_flight: server?.inFlight() ?? 0, synced: mirrored.isSynced() ? 1 : 0 }),
+      metrics: render,
       onRequest: (labels, ms) => metrics.request(labels, ms),
       log,
     });
   } catch (e) {
+    await metricsServer?.close();
     await mirrored.close().catch((c: unknown) => log.warning(`closing the store: ${message(c)}`));
     await hostLock.dispose();
+    const where =
+      server === undefined && metricsServer === undefined && args.metricsListen
+        ? `--metrics-listen ${args.metricsListen.host}:${args.metricsListen.port}`
+        : args.socket;
     if (e instanceof AgentSocketError || (e as NodeJS.ErrnoException).code !== undefined)
-      return fail(EXIT.failure, `cannot listen on ${args.socket}: ${message(e)}`);
+      return fail(EXIT.failure, `cannot listen on ${where}: ${message(e)}`);
     throw e;
   }
   const running = server;
@@ -195,6 +211,7 @@ async function serveNode(args: RunArgs, p: AgentProcess): Promise<number> {
   log.info(`${signal}: no new requests; finishing ${running.inFlight()} in flight`);
   const left = await running.stop(DRAIN_MS);
   if (left > 0) log.warning(`${left} request(s) still in flight after ${DRAIN_MS} ms: abandoned`);
+  await metricsServer?.close();
   await mirrored.close().catch((e: unknown) => log.warning(`closing the store: ${message(e)}`));
   await hostLock.dispose();
   log.info('stopped');

@@ -39,7 +39,10 @@ export interface ServeAgentRequestOptions {
   readonly signal?: AbortSignal;
 }
 
-/** What the agent does with a request: answer it, or send the client back to run it itself. */
+/**
+ * What the agent does with a request: answer it, send the client back to run it itself, or not
+ * run it (its client went away before it took the host lock: nothing was done, nothing to answer).
+ */
 export type AgentServeResult =
   | {
       readonly kind: 'answer';
@@ -52,7 +55,8 @@ export type AgentServeResult =
        */
       readonly settle?: (delivered: boolean) => Promise<string | undefined>;
     }
-  | { readonly kind: 'fallback'; readonly reason: string };
+  | { readonly kind: 'fallback'; readonly reason: string }
+  | { readonly kind: 'not-run'; readonly reason: string };
 
 type AnswerResult = Extract<AgentServeResult, { kind: 'answer' }>;
 
@@ -60,6 +64,8 @@ type AnswerResult = Extract<AgentServeResult, { kind: 'answer' }>;
 interface Run {
   readonly output: PluginOutput;
   readonly lines: string[];
+  /** The client went away before the run took the host lock: the command did nothing. */
+  readonly notRun: boolean;
   /** Releases the host lock the run kept (a no-op if it kept none); idempotent. */
   readonly release: () => Promise<void>;
 }
@@ -121,13 +127,15 @@ function parsed(request: PluginInvocation): { cni: CniRequest; conf: NetConf } |
  * answer): an ADD that allocated and whose answer did not reach its client (it went away) is then
  * rolled back, released by its handle, before any other request on this host can take the lock,
  * so neither a retry nor a client's in-process fallback can interleave with the rollback. A
- * request whose client went away before it took the lock is not run (code 11, nothing done).
+ * request whose client went away before it took the lock is not run (`not-run`, nothing done,
+ * nothing logged to its log file).
  */
 export async function serveAgentRequest(o: ServeAgentRequestOptions): Promise<AgentServeResult> {
   /** Runs the plugin; with `hold`, the host lock is kept past the run, until `release`. */
   const run = async (hold: boolean, deps: PluginDeps = o.deps): Promise<Run> => {
     const lines: string[] = [];
     let held: HostLock | undefined;
+    let notRun = false;
     const output = await runCniPlugin(
       { env: o.request.env, stdin: o.request.stdin },
       {
@@ -142,6 +150,7 @@ export async function serveAgentRequest(o: ServeAgentRequestOptions): Promise<Ag
           const lock = await deps.acquireLock(lockOptions);
           if (o.signal?.aborted) {
             await lock?.release();
+            notRun = true;
             throw new CniError(CniErrorCode.TryAgainLater, 'the client went away: nothing done');
           }
           if (!hold || !lock) return lock;
@@ -155,9 +164,14 @@ export async function serveAgentRequest(o: ServeAgentRequestOptions): Promise<Ag
       held = undefined;
       await lock?.release();
     };
-    return { output, lines, release };
+    return { output, lines, notRun, release };
   };
-  const answer = (r: Run, conf: NetConf | undefined): AnswerResult => {
+  const NOT_RUN = {
+    kind: 'not-run',
+    reason: 'the client went away before the host lock was taken; nothing done',
+  } as const;
+  const answer = (r: Run, conf: NetConf | undefined): AnswerResult | typeof NOT_RUN => {
+    if (r.notRun) return NOT_RUN;
     if (conf) for (const line of r.lines) o.log(conf.ipam, line);
     return { kind: 'answer', output: { ...r.output, stderr: r.output.stderr + r.lines.join('') } };
   };
@@ -189,8 +203,10 @@ export async function serveAgentRequest(o: ServeAgentRequestOptions): Promise<Ag
     ...o.deps,
     openDatastore: async (...args) => observed.wrap(await o.deps.openDatastore(...args)),
   });
+  const answered = answer(r, p.conf);
+  if (answered.kind === 'not-run') return answered;
   return {
-    ...answer(r, p.conf),
+    ...answered,
     // Holds the lock until the answer is written: an undelivered ADD is rolled back first.
     settle: async (delivered) => {
       try {
