@@ -1,8 +1,9 @@
 // netledger-node: hand argv, the environment, the streams, the stop signals, the store opener's
 // options and the host's name sources to runAgent, and exit with its status.
-import { homedir, hostname } from 'node:os';
+import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createLogger } from '@netledger/cni';
+import { daemonOpenerOptions, processUser } from '@netledger/datastore-config';
 import { defaultDatastorePath, formatFileWarning } from '@netledger/datastore-file';
 import { AGENT_FILE_STORE_OPTIONS } from './agent-store-options.js';
 import { readNodenameFile } from './read-nodename-file.js';
@@ -19,12 +20,6 @@ const stderr = (t: string): void => void process.stderr.write(t);
  */
 const log = createLogger({ level: 'warning', write: stderr });
 
-const user = () => ({
-  uid: process.getuid?.(),
-  home: homedir(),
-  xdgStateHome: process.env.XDG_STATE_HOME,
-});
-
 const code = await runAgent({
   argv: process.argv.slice(2),
   env: process.env,
@@ -39,20 +34,12 @@ const code = await runAgent({
     '/opt/cni/bin/netledger-ipam',
   ],
   // etcd through its HTTP gateway, as the plugin reaches it; the gRPC client is not built in.
-  opener: {
-    user,
-    file: {
-      ...AGENT_FILE_STORE_OPTIONS,
-      onWarning: (w) => log.warning(formatFileWarning(w)),
-    },
-    etcd: {
-      transport: 'http',
-      loadGrpc: () =>
-        Promise.reject(new Error('the gRPC transport to etcd is not built into netledger-node')),
-    },
-  },
+  opener: daemonOpenerOptions('netledger-node', {
+    ...AGENT_FILE_STORE_OPTIONS,
+    onWarning: (w) => log.warning(formatFileWarning(w)),
+  }),
   defaultFilePath: (() => {
-    const u = user();
+    const u = processUser();
     return defaultDatastorePath({ XDG_STATE_HOME: u.xdgStateHome }, u.uid, u.home);
   })(),
   readFile: (path) => readNodenameFile(path, (m) => log.error(m)),

@@ -16,6 +16,7 @@ export type { NetConfObjects } from './read-net-conf-settings.js';
 export { readCalicoApiConfigSettings } from './read-calico-api-config-settings.js';
 export { resolveDatastoreConfig } from './resolve-datastore-config.js';
 export { createDatastoreOpener } from './create-datastore-opener.js';
+export { daemonOpenerOptions, processUser } from './daemon-opener-options.js';
 export type { DatastoreOpener } from './create-datastore-opener.js';
 export type {
   DatastoreOpenerOptions,
