@@ -9,7 +9,7 @@ import {
   renderNetworkArgs,
   runDeviceServer,
 } from '@netledger/device-daemon';
-import { LOG_LEVELS, parseLogLevel } from '@netledger/log';
+import { LOG_LEVELS, parseLogFormat, parseLogLevel } from '@netledger/log';
 import type { CommandLine } from '@netledger/device-daemon/cli';
 import {
   CLIENT_VERBS,
@@ -79,8 +79,13 @@ async function serve(opts: {
     throw new UsageError(
       `bad --log-level ${opts.level} (one of ${LOG_LEVELS.join(', ')}, or warn for warning)`,
     );
+  const formatText = process.env['NETLEDGER_LOG_FORMAT'] ?? 'json';
+  const format = parseLogFormat(formatText);
+  if (format === undefined)
+    throw new UsageError(`NETLEDGER_LOG_FORMAT ${formatText}: not one of text, json`);
   const clock = { now: () => Date.now() };
   const logger = createJsonLogger({
+    format,
     write: (line) => process.stderr.write(line),
     clock,
     level,

@@ -36,6 +36,7 @@ refused when other users could replace the socket in it (writable by them withou
 bit). The store is read from the environment, as netledgerctl's: DATASTORE_TYPE (file, etcdv3,
 kubernetes), NETLEDGER_DATASTORE_PATH, ETCD_ENDPOINTS, ETCD_CA_CERT_FILE, ETCD_CERT_FILE,
 ETCD_KEY_FILE, ETCD_USERNAME, ETCD_PASSWORD, KUBECONFIG.
+Logs go to standard error as text lines, or JSON ones with NETLEDGER_LOG_FORMAT=json.
 SIGTERM or SIGINT: stop taking requests, finish those in flight, exit 0.
 
 "status" asks a running agent how it is (JSON on stdout): exit 0 when it serves from a synced

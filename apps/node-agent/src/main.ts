@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { createLogger } from '@netledger/cni';
 import { daemonOpenerOptions, processUser } from '@netledger/datastore-config';
 import { defaultDatastorePath, formatFileWarning } from '@netledger/datastore-file';
+import { parseLogFormat } from '@netledger/log';
 import { AGENT_FILE_STORE_OPTIONS } from './agent-store-options.js';
 import { readNodenameFile } from './read-nodename-file.js';
 import { runAgent } from './run-agent.js';
@@ -18,7 +19,11 @@ const stderr = (t: string): void => void process.stderr.write(t);
  * The store's failed cleanups and an unreadable nodename_file, in the format of runAgent's logger
  * (warnings and errors whatever --log-level says).
  */
-const log = createLogger({ level: 'warning', write: stderr });
+const log = createLogger({
+  level: 'warning',
+  format: parseLogFormat(process.env.NETLEDGER_LOG_FORMAT ?? '') ?? 'text',
+  write: stderr,
+});
 
 const code = await runAgent({
   argv: process.argv.slice(2),

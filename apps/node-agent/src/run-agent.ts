@@ -12,6 +12,7 @@ import {
 } from '@netledger/agent';
 import type { AgentServer, MetricsServer } from '@netledger/agent';
 import { createFlockHostLock, createLogger } from '@netledger/cni';
+import { parseLogFormat } from '@netledger/log';
 import type { PluginDeps } from '@netledger/cni';
 import { appendRequestLog, serveAgentRequest, storeIdentity } from '@netledger/cni/agent';
 import type { AgentScope } from '@netledger/cni/agent';
@@ -108,7 +109,11 @@ async function serveNode(args: RunArgs, p: AgentProcess): Promise<number> {
     p.stderr(`netledger-node: ${text}\n`);
     return status;
   };
-  const log = createLogger({ level: args.logLevel, write: p.stderr });
+  const formatText = p.env['NETLEDGER_LOG_FORMAT'] ?? 'text';
+  const format = parseLogFormat(formatText);
+  if (format === undefined)
+    return fail(EXIT.usage, `NETLEDGER_LOG_FORMAT ${formatText}: not one of text, json`);
+  const log = createLogger({ level: args.logLevel, format, write: p.stderr });
   const lockHelper = args.lockHelper ?? p.defaultLockHelpers.find((h) => existsSync(h));
   if (lockHelper === undefined || !existsSync(lockHelper)) {
     return fail(
