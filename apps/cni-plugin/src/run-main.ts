@@ -2,16 +2,16 @@
 // and its verbs (install). Reads CNI_* and stdin, opens the configured datastore with the plugin's
 // opener (open-datastore.ts), takes the host lock through the client's lock helper, runs the
 // plugin from @netledger/cni, prints its result or error JSON and exits 0 or 1.
-import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { dirname } from 'node:path';
 import {
   CniError,
   CniErrorCode,
   createFlockHostLock,
   createLogger,
   formatError,
+  openLogFile,
   printJson,
   runCniPlugin,
 } from '@netledger/cni';
@@ -32,17 +32,18 @@ const print = (text: string): void => writeFd(1, text, (rest) => process.stdout.
 const printErr = (text: string): void => writeFd(2, text, (rest) => process.stderr.write(rest));
 
 /**
- * Logs go to stderr (stdout carries the result) and, when configured, to `log_file_path`; the
- * first line says why the node agent did not serve the request, when the client said.
+ * Logs go to stderr (stdout carries the result) and, when configured, to `log_file_path`, rotated
+ * as calico-ipam rotates it; the first line says why the node agent did not serve the request,
+ * when the client said.
  */
 function loggerFor(ipam: IpamConf): Logger {
-  const file = ipam.logFilePath;
-  if (file !== undefined) mkdirSync(dirname(file), { recursive: true });
+  const file = ipam.logFile && openLogFile(ipam.logFile);
   const log = createLogger({
     level: ipam.logLevel,
+    format: ipam.logFormat,
     write: (line) => {
       printErr(line);
-      if (file !== undefined) appendFileSync(file, line);
+      file?.write(line);
     },
   });
   const reason = process.env[FALLBACK_REASON_ENV];

@@ -109,9 +109,12 @@ export function answered(status: AgentStatus, command: string): number {
   return counted(status, command, /^answered$/);
 }
 
-/** How many `command` requests the agent dropped or rolled back because their client went away. */
+/**
+ * How many `command` requests the agent dropped (`not-run`: the client left before the host lock)
+ * or rolled back (`abandoned`) because their client went away.
+ */
 export function abandoned(status: AgentStatus, command: string): number {
-  return counted(status, command, /^abandoned$/);
+  return counted(status, command, /^(abandoned|not-run)$/);
 }
 
 /**

@@ -9,7 +9,7 @@ import {
   renderNetworkArgs,
   runDeviceServer,
 } from '@netledger/device-daemon';
-import type { LogLevel } from '@netledger/device-daemon';
+import { LOG_LEVELS, parseLogFormat, parseLogLevel } from '@netledger/log';
 import type { CommandLine } from '@netledger/device-daemon/cli';
 import {
   CLIENT_VERBS,
@@ -67,8 +67,6 @@ async function main(cli: CommandLine): Promise<number> {
   }
 }
 
-const LEVELS: readonly string[] = ['debug', 'info', 'warn', 'error'];
-
 async function serve(opts: {
   state: string | undefined;
   dataDir: string | undefined;
@@ -76,13 +74,21 @@ async function serve(opts: {
   level: string | undefined;
 }): Promise<number> {
   if (opts.dataDir === undefined) throw new UsageError('serve needs --data-dir DIR');
-  if (opts.level !== undefined && !LEVELS.includes(opts.level))
-    throw new UsageError(`bad --log-level ${opts.level}`);
+  const level = parseLogLevel(opts.level ?? 'info');
+  if (level === undefined)
+    throw new UsageError(
+      `bad --log-level ${opts.level} (one of ${LOG_LEVELS.join(', ')}, or warn for warning)`,
+    );
+  const formatText = process.env['NETLEDGER_LOG_FORMAT'] ?? 'json';
+  const format = parseLogFormat(formatText);
+  if (format === undefined)
+    throw new UsageError(`NETLEDGER_LOG_FORMAT ${formatText}: not one of text, json`);
   const clock = { now: () => Date.now() };
   const logger = createJsonLogger({
+    format,
     write: (line) => process.stderr.write(line),
     clock,
-    level: (opts.level ?? 'info') as LogLevel,
+    level,
   });
   const server = await runDeviceServer({
     stateDir: opts.state,

@@ -108,7 +108,7 @@ describe('netledger-device in a network namespace', () => {
       containers: { app: { network: { pool: 'internal' } } },
     });
     const d = await h.daemon({ ns, state, data: join(h.tmp, 'data-none'), path: bin });
-    expect(d.log()).toMatch(/"level":"warn".*neither nftables \(nft\) nor iptables/);
+    expect(d.log()).toMatch(/"level":"warning".*neither nftables \(nft\) nor iptables/);
     expect(d.log()).not.toContain('NAT set up');
     const lxc = cli('start', 'app', '--socket', d.socket);
     wireContainer({ hostNs: ns, containerNs: c, lxc, hostVeth: 'veth-app' });

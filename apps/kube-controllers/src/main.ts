@@ -1,6 +1,6 @@
 // netledger-kube-controllers: hand argv, the environment, the streams, the stop signals and the
 // store opener's options to runKubeControllers, and exit with its status.
-import { homedir } from 'node:os';
+import { daemonOpenerOptions } from '@netledger/datastore-config';
 import { runKubeControllers } from './run.js';
 
 const stopSignal = new Promise<string>((resolve) => {
@@ -16,19 +16,6 @@ const code = await runKubeControllers({
   version: '0.1.0',
   // etcd through its HTTP gateway: the environment cannot ask for gRPC (etcd_transport is a CNI
   // netconf key), and the gRPC client is not built in (build.mjs).
-  opener: {
-    user: () => ({
-      uid: process.getuid?.(),
-      home: homedir(),
-      xdgStateHome: process.env.XDG_STATE_HOME,
-    }),
-    etcd: {
-      transport: 'http',
-      loadGrpc: () =>
-        Promise.reject(
-          new Error('the gRPC transport to etcd is not built into netledger-kube-controllers'),
-        ),
-    },
-  },
+  opener: daemonOpenerOptions('netledger-kube-controllers'),
 });
 process.exit(code);

@@ -30,6 +30,7 @@ import {
   startControllerManager,
 } from '@netledger/kube-controllers';
 import type { Controller, ParsedArgs, RunConfig } from '@netledger/kube-controllers';
+import { parseLogFormat } from '@netledger/log';
 
 /** How long a requested stop may take before the process exits anyway. */
 const STOP_TIMEOUT_MS = 15_000;
@@ -114,7 +115,16 @@ export async function runKubeControllers(deps: RunDeps): Promise<number> {
       `cannot read the KubeControllersConfiguration "default": ${errorText(e)}`,
     );
   }
-  const logger = createJsonLogger({ write: deps.stdout, now: Date.now, level: config.logLevel });
+  const formatText = deps.env['NETLEDGER_LOG_FORMAT'] ?? 'json';
+  const format = parseLogFormat(formatText);
+  if (format === undefined)
+    return fail(EXIT.usage, `NETLEDGER_LOG_FORMAT ${formatText}: not one of text, json`);
+  const logger = createJsonLogger({
+    write: deps.stdout,
+    now: Date.now,
+    level: config.logLevel,
+    format,
+  });
   logger.log('info', 'starting netledger-kube-controllers', {
     version: deps.version,
     datastore: storeConfig.type,

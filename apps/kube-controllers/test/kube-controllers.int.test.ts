@@ -558,7 +558,7 @@ spec: { controllers: { loadBalancer: {} } }
       expect(checked).toContain('Found 1 service load balancer(s).\n');
       expect(checked).toContain(`  ${String(set.ingress)} belongs to web\n`);
       expect(checked).toContain('Found 0 IPs that are allocated in IPAM but not actually in use.');
-      expect(r.lines.filter((l) => l.level === 'warn' || l.level === 'error')).toEqual([]);
+      expect(r.lines.filter((l) => l.level === 'warning' || l.level === 'error')).toEqual([]);
     } finally {
       await api.kubectl([
         'delete',

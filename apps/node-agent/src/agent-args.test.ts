@@ -17,6 +17,15 @@ describe('parseAgentArgs', () => {
     ).toEqual({ verb: 'run', nodename: 'n1.example', socket: '/tmp/a.sock', logLevel: 'debug' });
   });
 
+  it('--metrics-listen HOST:PORT, an IPv6 host in brackets, and Calico level names', () => {
+    expect(
+      parseAgentArgs(['--nodename', 'n', '--metrics-listen', '127.0.0.1:9099', '--log-level=warn']),
+    ).toMatchObject({ metricsListen: { host: '127.0.0.1', port: 9099 }, logLevel: 'warning' });
+    expect(parseAgentArgs(['--nodename', 'n', '--metrics-listen=[::1]:0'])).toMatchObject({
+      metricsListen: { host: '::1', port: 0 },
+    });
+  });
+
   it('status [--socket PATH]', () => {
     expect(parseAgentArgs(['status'])).toEqual({
       verb: 'status',
@@ -37,7 +46,11 @@ describe('parseAgentArgs', () => {
     [['--nodename', 'bad_name!'], /not a node name/],
     [['--nodename', 'a', '--log-level', 'loud'], /--log-level loud/],
     [['--nodename', 'a', '--datastore', 'x'], /unknown argument "--datastore"/],
-    [['status', '--nodename', 'a'], /unknown argument/],
+    [['status', '--nodename', 'a'], /unknown argument "--nodename"/],
+    [['--nodename', 'a', 'extra'], /unknown argument "extra"/],
+    [['--nodename', 'a', '--socket='], /--socket needs a value/],
+    [['--nodename', 'a', '--metrics-listen', '9099'], /--metrics-listen 9099: expected HOST:PORT/],
+    [['--nodename', 'a', '--metrics-listen', 'h:70000'], /expected HOST:PORT/],
   ])('refuses %j', (argv, message) => {
     expect(() => parseAgentArgs(argv)).toThrow(AgentUsageError);
     expect(() => parseAgentArgs(argv)).toThrow(message);

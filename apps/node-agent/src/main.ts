@@ -1,8 +1,10 @@
 // netledger-node: hand argv, the environment, the streams, the stop signals, the store opener's
 // options and the host's name sources to runAgent, and exit with its status.
-import { homedir, hostname } from 'node:os';
+import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createLogger } from '@netledger/cni';
+import { daemonOpenerOptions } from '@netledger/datastore-config';
+import { parseLogFormat } from '@netledger/log';
 import { AGENT_FILE_STORE_OPTIONS } from './agent-store-options.js';
 import { readNodenameFile } from './read-nodename-file.js';
 import { runAgent } from './run-agent.js';
@@ -16,7 +18,11 @@ const stderr = (t: string): void => void process.stderr.write(t);
  * The store's failed cleanups and an unreadable nodename_file, in the format of runAgent's logger
  * (warnings and errors whatever --log-level says).
  */
-const log = createLogger({ level: 'warning', write: stderr });
+const log = createLogger({
+  level: 'warning',
+  format: parseLogFormat(process.env.NETLEDGER_LOG_FORMAT ?? '') ?? 'text',
+  write: stderr,
+});
 
 const code = await runAgent({
   argv: process.argv.slice(2),
@@ -32,20 +38,10 @@ const code = await runAgent({
     '/opt/cni/bin/netledger-ipam',
   ],
   // etcd through its HTTP gateway, as the plugin reaches it; the gRPC client is not built in.
-  opener: {
-    user: () => ({
-      uid: process.getuid?.(),
-      home: homedir(),
-      xdgStateHome: process.env.XDG_STATE_HOME,
-    }),
+  opener: daemonOpenerOptions('netledger-node', {
     file: AGENT_FILE_STORE_OPTIONS,
     onFileWarning: (line) => log.warning(line),
-    etcd: {
-      transport: 'http',
-      loadGrpc: () =>
-        Promise.reject(new Error('the gRPC transport to etcd is not built into netledger-node')),
-    },
-  },
+  }),
   readFile: (path) => readNodenameFile(path, (m) => log.error(m)),
   osHostname: hostname,
 });

@@ -8,10 +8,12 @@ import {
   createAgentStore,
   queryAgentStatus,
   startAgentServer,
+  startMetricsServer,
 } from '@netledger/agent';
-import type { AgentMetrics, AgentServer } from '@netledger/agent';
+import type { AgentMetrics, AgentServer, MetricsServer } from '@netledger/agent';
 import { createFlockHostLock, createLogger } from '@netledger/cni';
 import type { Logger, PluginDeps } from '@netledger/cni';
+import { parseLogFormat } from '@netledger/log';
 import { appendRequestLog, serveAgentRequest, storeIdentity } from '@netledger/cni/agent';
 import type { AgentScope } from '@netledger/cni/agent';
 import {
@@ -182,34 +184,71 @@ async function requestContext(
   return { scope, deps };
 }
 
-/** The agent's socket, serving the plugin's requests, its status and its metrics. */
-function listen(
+/** What the agent listens on: its socket, and the metrics endpoint when `--metrics-listen` names one. */
+interface Listening {
+  readonly server: AgentServer;
+  readonly metricsServer: MetricsServer | undefined;
+}
+
+/**
+ * The metrics endpoint (`--metrics-listen`: /metrics, /healthz, /readyz), then the agent's socket,
+ * serving the plugin's requests, its status and its metrics. Throws with `where` set to what
+ * could not be listened on; the endpoint is closed again when the socket fails.
+ */
+async function listen(
   s: Serving,
   request: { scope: AgentScope; deps: PluginDeps; mirrored: MirroredDatastore },
-): Promise<AgentServer> {
+): Promise<Listening> {
   const { args, p } = s;
   const { scope, deps, mirrored } = request;
   let server: AgentServer | undefined;
-  const started = startAgentServer({
-    socketPath: args.socket,
-    serve: (req, signal) =>
-      serveAgentRequest({ request: req, scope, deps, log: appendRequestLog, signal }),
-    status: () => ({
-      ready: mirrored.isSynced(),
-      nodename: args.nodename,
-      store: scope.store,
-      version: p.version,
-      ...s.metrics.snapshot(),
-    }),
-    metrics: () =>
-      s.metrics.render({
-        in_flight: server?.inFlight() ?? 0,
-        synced: mirrored.isSynced() ? 1 : 0,
+  const render = () =>
+    s.metrics.render({ inFlight: server?.inFlight() ?? 0, synced: mirrored.isSynced() });
+  let metricsServer: MetricsServer | undefined;
+  if (args.metricsListen) {
+    const { host, port } = args.metricsListen;
+    const started = await startMetricsServer({
+      host,
+      port,
+      metrics: render,
+      ready: () => mirrored.isSynced(),
+    }).catch((e: unknown) =>
+      Promise.reject(new ListenError(`--metrics-listen ${host}:${port}`, e)),
+    );
+    s.log.info(`metrics, /healthz and /readyz on http://${started.address}`);
+    metricsServer = started;
+  }
+  try {
+    server = await startAgentServer({
+      socketPath: args.socket,
+      serve: (req, signal) =>
+        serveAgentRequest({ request: req, scope, deps, log: appendRequestLog, signal }),
+      status: () => ({
+        ready: mirrored.isSynced(),
+        nodename: args.nodename,
+        store: scope.store,
+        version: p.version,
+        ...s.metrics.snapshot(),
       }),
-    onRequest: (labels, ms) => s.metrics.request(labels, ms),
-    log: s.log,
-  });
-  return started.then((running) => (server = running));
+      metrics: render,
+      onRequest: (labels, ms) => s.metrics.request(labels, ms),
+      log: s.log,
+    });
+  } catch (e) {
+    await metricsServer?.close();
+    throw new ListenError(args.socket, e);
+  }
+  return { server, metricsServer };
+}
+
+/** What `listen` could not listen on, and why. */
+class ListenError extends Error {
+  constructor(
+    readonly where: string,
+    override readonly cause: unknown,
+  ) {
+    super(`cannot listen on ${where}: ${message(cause)}`);
+  }
 }
 
 /** Opens the store, serves the socket until the stop signal, drains, closes. */
@@ -218,10 +257,14 @@ async function serveNode(args: RunArgs, p: AgentProcess): Promise<number> {
     p.stderr(`netledger-node: ${text}\n`);
     return status;
   };
+  const formatText = p.env['NETLEDGER_LOG_FORMAT'] ?? 'text';
+  const format = parseLogFormat(formatText);
+  if (format === undefined)
+    return fail(EXIT.usage, `NETLEDGER_LOG_FORMAT ${formatText}: not one of text, json`);
   const s: Serving = {
     args,
     p,
-    log: createLogger({ level: args.logLevel, write: p.stderr }),
+    log: createLogger({ level: args.logLevel, format, write: p.stderr }),
     metrics: createAgentMetrics(),
     fail,
   };
@@ -248,16 +291,19 @@ async function serveNode(args: RunArgs, p: AgentProcess): Promise<number> {
       `first read of the store failed (serving from the store until it syncs): ${message(e)}`,
     );
   }
-  let server: AgentServer;
+  let listening: Listening;
   try {
-    server = await listen(s, { scope, deps, mirrored });
+    listening = await listen(s, { scope, deps, mirrored });
   } catch (e) {
     await closeStore();
     await hostLock.dispose();
-    if (e instanceof AgentSocketError || (e as NodeJS.ErrnoException).code !== undefined)
-      return fail(EXIT.failure, `cannot listen on ${args.socket}: ${message(e)}`);
-    throw e;
+    if (!(e instanceof ListenError)) throw e;
+    const cause = e.cause;
+    if (cause instanceof AgentSocketError || (cause as NodeJS.ErrnoException).code !== undefined)
+      return fail(EXIT.failure, e.message);
+    throw cause;
   }
+  const { server, metricsServer } = listening;
   s.log.info(
     `serving node ${args.nodename} on ${args.socket} (${scope.store}, ${mirrored.isSynced() ? 'synced' : 'not synced yet'})`,
   );
@@ -265,6 +311,7 @@ async function serveNode(args: RunArgs, p: AgentProcess): Promise<number> {
   s.log.info(`${signal}: no new requests; finishing ${server.inFlight()} in flight`);
   const left = await server.stop(DRAIN_MS);
   if (left > 0) s.log.warning(`${left} request(s) still in flight after ${DRAIN_MS} ms: abandoned`);
+  await metricsServer?.close();
   await closeStore();
   await hostLock.dispose();
   s.log.info('stopped');

@@ -1,7 +1,8 @@
 // bin/netledger-node's interface as the issue pins it: `--nodename NAME [--socket PATH]`, the
 // store from netledgerctl's settings, and its exit statuses.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { createTempDir } from '@netledger/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AGENT } from './agent-harness.js';
@@ -48,6 +49,12 @@ describe('bin/netledger-node', () => {
       /unknown datastore type "consul"/,
     ],
     [
+      'an unknown NETLEDGER_LOG_FORMAT',
+      ['--nodename', 'n1', '--socket', '/tmp/unused.sock'],
+      { NETLEDGER_LOG_FORMAT: 'yaml' },
+      /NETLEDGER_LOG_FORMAT yaml: not one of text, json/,
+    ],
+    [
       'etcd without endpoints',
       ['--nodename', 'n1', '--socket', '/tmp/unused.sock'],
       { DATASTORE_TYPE: 'etcdv3' },
@@ -67,6 +74,41 @@ describe('bin/netledger-node', () => {
     });
     expect(r.status).toBe(1);
     expect(r.stderr).toContain(`${path} exists and is not a socket`);
+  });
+
+  it('NETLEDGER_LOG_FORMAT=json: its lines are JSON objects with Calico level names', async () => {
+    const child = spawn(
+      AGENT,
+      ['--nodename', 'n1', '--socket', join(tmp.path, 'json', 'node.sock'), '--log-level', 'debug'],
+      {
+        env: {
+          PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+          NETLEDGER_DATASTORE_PATH: join(tmp.path, 'ds.json'),
+          NETLEDGER_LOG_FORMAT: 'json',
+        },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const lines: string[] = [];
+    try {
+      await new Promise<void>((resolve, reject) => {
+        void exited.then(() => reject(new Error(`exited early:\n${lines.join('\n')}`)));
+        createInterface({ input: child.stderr }).on('line', (line) => {
+          lines.push(line);
+          if (line.includes('"msg":"serving node n1')) resolve();
+        });
+      });
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+    for (const l of lines)
+      expect(JSON.parse(l)).toMatchObject({
+        ts: expect.any(String),
+        level: expect.stringMatching(/^(trace|debug|info|warning|error)$/),
+        msg: expect.any(String),
+      });
   });
 
   it('status with no agent on the socket: exit 3', () => {

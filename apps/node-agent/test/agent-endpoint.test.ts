@@ -113,7 +113,7 @@ async function start(): Promise<Harness> {
       });
     },
     status: () => ({ ready: true }),
-    metrics: () => '',
+    metrics: async () => '',
     onRequest: ({ outcome }) => void partial.outcomes.push(outcome),
     log: createLogger({ level: 'debug', write: (l) => void partial.lines.push(l) }),
   });
@@ -205,7 +205,7 @@ describe('the agent endpoint when its client goes away', () => {
     );
   });
 
-  it('a client that disconnects while its ADD waits for the host lock: nothing is done', async () => {
+  it('a client that disconnects while its ADD waits for the host lock: not run, nothing done, logged as not run', async () => {
     h = await start();
     h.lockGate = gate();
     const s = await send(h.socket, request(h.socket, 'early'));
@@ -213,10 +213,13 @@ describe('the agent endpoint when its client goes away', () => {
     s.destroy();
     await vi.waitFor(() => expect(h!.signals[0]?.aborted).toBe(true));
     h.lockGate.open();
-    await vi.waitFor(() => expect(h!.outcomes).toEqual(['abandoned']));
+    await vi.waitFor(() => expect(h!.outcomes).toEqual(['not-run']));
     expect(h.events).toEqual(['lock', 'unlock']);
     expect(await held(h.store, 'net1.early')).toEqual([]);
     expect(h.lines).toHaveLength(1);
+    expect(h.lines[0]).toMatch(
+      /\[WARNING\] ADD from test-client: not-run \(the client went away before the host lock was taken; nothing done\) in/,
+    );
   });
 
   it('a client that closes its connection in the middle of its request: one line, no stack trace, nothing done', async () => {

@@ -1,6 +1,6 @@
 // The agent's HTTP/1.0 endpoint on its unix socket: POST /v1/cni (the plugin's requests; the
-// format is agent-protocol.ts), GET /v1/status (JSON), GET /metrics (Prometheus text),
-// GET /healthz.
+// format is agent-protocol.ts), GET /v1/status (JSON), and the probe routes (probe-routes.ts):
+// GET /metrics (Prometheus text), /healthz, /readyz.
 import { createServer } from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
@@ -12,10 +12,14 @@ import {
   decodeAgentRequest,
 } from './agent-protocol.js';
 import type { AgentOutput, AgentRequest } from './agent-protocol.js';
-import type { RequestOutcome } from './agent-metrics.js';
+import type { RequestLabels, RequestOutcome } from './agent-metrics.js';
 import { listenPrivately, prepareSocketPath, removeSocket } from './agent-socket.js';
+import { answerText as text, serveProbe } from './probe-routes.js';
 
-/** What serving one request came to: an answer, or the client sent back to run it itself. */
+/**
+ * What serving one request came to: an answer, the client sent back to run it itself, or not run
+ * at all (its client went away before it started; nothing was done).
+ */
 type ServedRequest =
   | {
       readonly kind: 'answer';
@@ -27,7 +31,8 @@ type ServedRequest =
        */
       readonly settle?: (delivered: boolean) => Promise<string | undefined>;
     }
-  | { readonly kind: 'fallback'; readonly reason: string };
+  | { readonly kind: 'fallback'; readonly reason: string }
+  | { readonly kind: 'not-run'; readonly reason: string };
 
 /** Where the endpoint logs. */
 interface AgentLog {
@@ -41,15 +46,12 @@ export interface AgentServerOptions {
   readonly socketPath: string;
   /** Serves one CNI request; `signal` aborts when the client hangs up first. */
   readonly serve: (request: AgentRequest, signal: AbortSignal) => Promise<ServedRequest>;
-  /** The status document (GET /v1/status) and whether the agent is ready (GET /healthz). */
+  /** The status document (GET /v1/status) and whether the agent is ready (GET /readyz). */
   readonly status: () => { readonly ready: boolean } & Record<string, unknown>;
   /** The Prometheus text (GET /metrics). */
-  readonly metrics: () => string;
-  /** Called once per CNI request with what became of it. */
-  readonly onRequest: (
-    labels: { command: string; client: string; outcome: RequestOutcome },
-    ms: number,
-  ) => void;
+  readonly metrics: () => Promise<string>;
+  /** Called once per CNI request with what became of it (and its CNI code when it failed). */
+  readonly onRequest: (labels: RequestLabels, ms: number) => void;
   readonly log: AgentLog;
 }
 
@@ -64,12 +66,16 @@ export interface AgentServer {
   stop(drainMs: number): Promise<number>;
 }
 
-/** Answers `body` as plain text; headers set on `res` before (`setHeader`) go with it. */
-const text = (res: ServerResponse, status: number, body: string): void => {
-  if (!res.hasHeader('content-type')) res.setHeader('content-type', 'text/plain; charset=utf-8');
-  res.writeHead(status, { 'content-length': Buffer.byteLength(body) });
-  res.end(body);
-};
+/** The CNI error code of a failed answer (its stdout's `code`), or undefined. */
+function cniCodeOf(output: AgentOutput): number | undefined {
+  if (output.exitCode === 0) return undefined;
+  try {
+    const code = (JSON.parse(output.stdout) as { code?: unknown }).code;
+    return typeof code === 'number' ? code : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 const code = (e: unknown): string | undefined => (e as NodeJS.ErrnoException | undefined)?.code;
 
@@ -134,7 +140,10 @@ export async function startAgentServer(o: AgentServerOptions): Promise<AgentServ
     res.on('close', () => {
       if (!res.writableFinished) gone.abort();
     });
-    const done = (outcome: RequestOutcome, exit?: number, why?: string): void => {
+    const done = (
+      outcome: RequestOutcome,
+      { exit, why, cniCode }: { exit?: number; why?: string; cniCode?: number } = {},
+    ): void => {
       const ms = performance.now() - started;
       const parts = [exit !== undefined && `exit ${exit}`, why].filter(
         (x) => typeof x === 'string',
@@ -142,20 +151,18 @@ export async function startAgentServer(o: AgentServerOptions): Promise<AgentServ
       const detail = parts.length > 0 ? ` (${parts.join('; ')})` : '';
       const line = `${command} from ${client}: ${outcome}${detail} in ${ms.toFixed(1)} ms`;
       // A client that went away is worth a line at any level; the rest is for debugging.
-      if (outcome === 'abandoned') o.log.warning(line);
+      if (outcome === 'abandoned' || outcome === 'not-run') o.log.warning(line);
       else o.log.debug(line);
-      o.onRequest({ command, client, outcome }, ms);
+      o.onRequest({ command, client, outcome, ...(cniCode !== undefined && { cniCode }) }, ms);
     };
     let body: Buffer | undefined;
     try {
       body = await readBody(req, res);
     } catch (e) {
       if (!gone.signal.aborted && !req.destroyed && code(e) !== 'ECONNRESET') throw e;
-      return done(
-        'abandoned',
-        undefined,
-        'the client closed its connection mid-request; nothing done',
-      );
+      return done('abandoned', {
+        why: 'the client closed its connection mid-request; nothing done',
+      });
     }
     if (body === undefined) return done('refused');
     let request: AgentRequest;
@@ -167,11 +174,12 @@ export async function startAgentServer(o: AgentServerOptions): Promise<AgentServ
     }
     command = String(request.env['CNI_COMMAND'] ?? '').slice(0, 16) || 'none';
     const result = await o.serve(request, gone.signal);
+    if (result.kind === 'not-run') return done('not-run', { why: result.reason });
     if (result.kind === 'fallback') {
-      if (gone.signal.aborted) return done('abandoned', undefined, 'the client went away');
+      if (gone.signal.aborted) return done('abandoned', { why: 'the client went away' });
       res.setHeader(FALLBACK_HEADER, result.reason.replace(/[^\x20-\x7e]/g, '?'));
       text(res, FALLBACK_STATUS, `${result.reason}\n`);
-      return done('fallback', undefined, result.reason);
+      return done('fallback', { why: result.reason });
     }
     let delivered = false;
     let undone: string | undefined;
@@ -182,16 +190,16 @@ export async function startAgentServer(o: AgentServerOptions): Promise<AgentServ
     }
     if (!delivered) {
       const what = undone ?? 'nothing to undo';
-      return done(
-        'abandoned',
-        result.output.exitCode,
-        `the client went away before its answer; ${what}`,
-      );
+      return done('abandoned', {
+        exit: result.output.exitCode,
+        why: `the client went away before its answer; ${what}`,
+      });
     }
-    done('answered', result.output.exitCode);
+    const cniCode = cniCodeOf(result.output);
+    done('answered', { exit: result.output.exitCode, ...(cniCode !== undefined && { cniCode }) });
   }
 
-  function route(req: IncomingMessage, res: ServerResponse): void {
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = (req.url ?? '').split('?')[0];
     if (req.method === 'POST' && path === AGENT_CNI_PATH) {
       if (stopping) {
@@ -219,18 +227,13 @@ export async function startAgentServer(o: AgentServerOptions): Promise<AgentServ
       res.end(body);
       return;
     }
-    if (path === '/metrics') {
-      res.setHeader('content-type', 'text/plain; version=0.0.4');
-      return text(res, 200, o.metrics());
-    }
-    if (path === '/healthz')
-      return o.status().ready ? text(res, 200, 'ok\n') : text(res, 503, 'not synced\n');
-    text(res, 404, 'not found\n');
+    const probes = { metrics: o.metrics, ready: () => o.status().ready };
+    if (!(await serveProbe(path ?? '', res, probes))) text(res, 404, 'not found\n');
   }
 
   const server = createServer(
     { maxHeaderSize: 16 * 1024, requestTimeout: 30_000, headersTimeout: 10_000, keepAlive: false },
-    route,
+    (req, res) => void route(req, res),
   );
   await prepareSocketPath(o.socketPath);
   const ino = await listenPrivately(server, o.socketPath);

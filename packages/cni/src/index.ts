@@ -19,7 +19,8 @@ export {
   decodeConfigHeader,
   parseNetConf,
 } from './net-conf.js';
-export type { Attachment, IpamConf, LogLevel, NetConf } from './net-conf.js';
+export type { Attachment, IpamConf, LogFileConf, LogLevel, NetConf } from './net-conf.js';
+export { openLogFile } from './log-file.js';
 export { formatError, formatResult, printJson, routeFor } from './cni-result.js';
 export type { CniErrorJson, CniResultJson, IpamResult, ResultIp } from './cni-result.js';
 export { allocationAttrs, handleIdFor, workloadIdFor } from './workload-identity.js';

@@ -32,6 +32,7 @@ describe('parseNetConf defaults', () => {
         agentSocket: DEFAULT_AGENT_SOCKET,
         agentTimeouts: { connectMs: 2000, answerMs: 60_000 },
         logLevel: 'info',
+        logFormat: 'text',
         mode: 'calico',
         featureControl: { ipAddrsNoIpam: false, floatingIps: false },
       },
@@ -107,9 +108,25 @@ describe('parseNetConf fields', () => {
       { agentTimeouts: { connectMs: 1000, answerMs: 600_000 } },
     ],
     [
-      'log_level warn, log_file_path',
+      "log_level warn, log_file_path with calico-ipam's rotation defaults",
       conf({}, { log_level: 'warn', log_file_path: '/var/log/x.log' }),
-      { logLevel: 'warning', logFilePath: '/var/log/x.log' },
+      {
+        logLevel: 'warning',
+        logFormat: 'text',
+        logFile: { path: '/var/log/x.log', maxSizeMb: 100, maxAgeDays: 30, maxCount: 10 },
+      },
+    ],
+    [
+      'log_level TRACE, log_format json, the log file limits (0 is the default, as calico-ipam reads it)',
+      conf(
+        { log_file_max_count: 3, log_file_path: '/var/log/top.log' },
+        { log_level: 'TRACE', log_format: 'json', log_file_max_size: 1, log_file_max_age: 0 },
+      ),
+      {
+        logLevel: 'trace',
+        logFormat: 'json',
+        logFile: { path: '/var/log/top.log', maxSizeMb: 1, maxAgeDays: 30, maxCount: 3 },
+      },
     ],
   ])('%s', (_, text, expected) => {
     expect(parseNetConf(text, {}).ipam).toMatchObject(expected);
@@ -198,6 +215,26 @@ describe('parseNetConf errors', () => {
       `"10.0.0.0" isn't a IPv6 address`,
     ],
     ['nothing to assign', conf({}, { assign_ipv4: 'false' }), 7, 'nothing to assign'],
+    ['unknown log_level', conf({}, { log_level: 'loud' }), 7, 'log_level "loud" is not one of'],
+    ['unknown log_format', conf({}, { log_format: 'yaml' }), 7, 'log_format "yaml" is not one of'],
+    [
+      'log_file_max_size as a string',
+      conf({}, { log_file_max_size: '100' }),
+      6,
+      'log_file_max_size must be a JSON number',
+    ],
+    [
+      'negative log_file_max_count',
+      conf({}, { log_file_max_count: -1 }),
+      7,
+      'log_file_max_count -1 is not a whole number above 0',
+    ],
+    [
+      'fractional log_file_max_age',
+      conf({}, { log_file_max_age: 1.5 }),
+      7,
+      'log_file_max_age 1.5 is not a whole number above 0',
+    ],
     [
       'agent_answer_timeout as a string',
       conf({}, { agent_answer_timeout: '60' }),

@@ -5,6 +5,8 @@ import {
   resolveDatastoreConfig,
 } from '@netledger/datastore-config';
 import type { DatastoreConfig } from '@netledger/datastore-config';
+import { parseLogFormat, parseLogLevel } from '@netledger/log';
+import type { LogFormat, LogLevel } from '@netledger/log';
 import { CniError, CniErrorCode, toCniError } from './cni-error.js';
 import type { Env } from './cni-request.js';
 import { parseGatewayConf } from './gateway-conf.js';
@@ -12,8 +14,19 @@ import type { GatewayConf, ResultMode } from './gateway-conf.js';
 import type { FeatureControl } from './k8s/feature-control.js';
 import { parseFeatureControl } from './k8s/feature-control.js';
 
-/** Log levels of `log_level` (logrus names; `warn` is accepted for `warning`). */
-export type LogLevel = 'debug' | 'info' | 'warning' | 'error';
+/** Log levels of `log_level`: Calico's (logrus's) names; `warn` is accepted for `warning`. */
+export type { LogLevel } from '@netledger/log';
+
+/**
+ * The rotation of `log_file_path`, calico-ipam's keys and defaults: `log_file_max_size` (MB,
+ * default 100), `log_file_max_age` (days, default 30), `log_file_max_count` (backups, default 10).
+ */
+export interface LogFileConf {
+  readonly path: string;
+  readonly maxSizeMb: number;
+  readonly maxAgeDays: number;
+  readonly maxCount: number;
+}
 
 /** The IPAM part of the network configuration, with calico-ipam's defaults applied. */
 export interface IpamConf {
@@ -37,7 +50,10 @@ export interface IpamConf {
    */
   readonly agentTimeouts: { readonly connectMs: number; readonly answerMs: number };
   readonly logLevel: LogLevel;
-  readonly logFilePath?: string;
+  /** `log_format`: `text` (default) or `json`, on stderr and in the log file alike. */
+  readonly logFormat: LogFormat;
+  /** `log_file_path` and its rotation, when a log file is configured. */
+  readonly logFile?: LogFileConf;
   /** How ADD shapes its result (`mode`, read from `ipam` only); see gateway-conf.ts. */
   readonly mode: ResultMode;
   /** The gateway-mode keys, present exactly when `mode` is `gateway`. */
@@ -191,10 +207,41 @@ function seconds(
 }
 
 function logLevel(text: string | undefined): LogLevel {
-  const l = (text ?? 'info').toLowerCase();
-  if (l === 'warn') return 'warning';
-  if (l === 'debug' || l === 'info' || l === 'warning' || l === 'error') return l;
-  throw invalid(`log_level ${JSON.stringify(text)} is not one of debug, info, warning, error`);
+  const l = parseLogLevel(text ?? 'info');
+  if (l) return l;
+  throw invalid(
+    `log_level ${JSON.stringify(text)} is not one of panic, fatal, error, warning, info, debug, trace`,
+  );
+}
+
+function logFormat(text: string | undefined): LogFormat {
+  const f = parseLogFormat(text ?? 'text');
+  if (f) return f;
+  throw invalid(`log_format ${JSON.stringify(text)} is not one of text, json`);
+}
+
+/** calico-ipam's defaults of the log file's limits (its ConfigureLogging: 0 means the default). */
+const LOG_FILE_DEFAULTS = { maxSizeMb: 100, maxAgeDays: 30, maxCount: 10 } as const;
+
+/** A `log_file_max_*` key: a whole number, the default when absent or 0 (as calico-ipam reads it). */
+function logFileLimit(v: unknown, key: string, fallback: number): number {
+  if (v === undefined || v === null || v === 0) return fallback;
+  if (typeof v !== 'number') {
+    throw decoding(`failed to load netconf: ${key} must be a JSON number, got ${typeof v}`);
+  }
+  if (!Number.isSafeInteger(v) || v < 0) throw invalid(`${key} ${v} is not a whole number above 0`);
+  return v;
+}
+
+function logFile(top: Json, ipam: Json, path: string | undefined): LogFileConf | undefined {
+  const limit = (key: string, fallback: number) =>
+    logFileLimit(field(top, ipam, key), key, fallback);
+  const conf = {
+    maxSizeMb: limit('log_file_max_size', LOG_FILE_DEFAULTS.maxSizeMb),
+    maxAgeDays: limit('log_file_max_age', LOG_FILE_DEFAULTS.maxAgeDays),
+    maxCount: limit('log_file_max_count', LOG_FILE_DEFAULTS.maxCount),
+  };
+  return path === undefined ? undefined : { path, ...conf };
 }
 
 /**
@@ -269,7 +316,7 @@ export function parseNetConf(text: string, env: Env): NetConf {
   }
   const nodename = s('nodename');
   const hostname = s('hostname');
-  const logFilePath = s('log_file_path');
+  const logFileConf = logFile(top, ipam, s('log_file_path'));
   const prev = prevResultIps(top);
   const attachments = validAttachments(top);
   const { mode, gateway } = parseGatewayConf(ipam, top['type']);
@@ -305,7 +352,8 @@ export function parseNetConf(text: string, env: Env): NetConf {
           }),
       },
       logLevel: logLevel(s('log_level')),
-      ...(logFilePath !== undefined && { logFilePath }),
+      logFormat: logFormat(s('log_format')),
+      ...(logFileConf !== undefined && { logFile: logFileConf }),
       mode,
       ...(gateway !== undefined && { gateway }),
       featureControl: parseFeatureControl(top, ipam),

@@ -6,6 +6,7 @@ export { readNetConfSettings } from './read-net-conf-settings.js';
 export { readCalicoApiConfigSettings } from './read-calico-api-config-settings.js';
 export { resolveDatastoreConfig } from './resolve-datastore-config.js';
 export { createDatastoreOpener } from './create-datastore-opener.js';
+export { daemonOpenerOptions } from './daemon-opener-options.js';
 export type { DatastoreOpener } from './create-datastore-opener.js';
 export type { DatastoreOpenerOptions, RepairOptions } from './store-opener.js';
 export type { LostKey, RepairMode, RepairReport } from '@netledger/datastore-file';

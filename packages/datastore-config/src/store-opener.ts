@@ -8,7 +8,7 @@ import type { DatastoreConfig, EtcdTransport } from './datastore-config.js';
 export type OpenEtcdGrpc = (options: EtcdGatewayDatastoreOptions) => Datastore;
 
 /** Whose default file store: the inputs of datastore-file's `defaultDatastorePath`. */
-interface DatastoreUser {
+export interface DatastoreUser {
   readonly uid: number | undefined;
   readonly home: string;
   readonly xdgStateHome?: string | undefined;

@@ -1,7 +1,11 @@
+// The device daemon's logging port over @netledger/log, netledger's one logger: Calico's level
+// names in every line (`warn` at a call site is written `warning`), JSON or text.
+import { createLogger } from '@netledger/log';
+import type { LogFormat, LogLevelName } from '@netledger/log';
 import type { ErrorBody } from './device-error.js';
 
-/** Log levels, lowest first. */
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+/** Log levels: Calico's names, and `warn` for `warning`. */
+export type LogLevel = LogLevelName;
 
 /**
  * Structured fields attached to a log line: plain values, and `error` in the one error shape
@@ -19,22 +23,17 @@ export interface Clock {
   now(): number;
 }
 
-const ORDER: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
-
-/** A logger writing one JSON object per line (`ts`, `level`, `msg`, then the fields). */
+/** A logger writing one line per event, JSON unless `format` says `text` (`ts`, `level`, `msg`, then the fields). */
 export function createJsonLogger(opts: {
   readonly write: (line: string) => void;
   readonly clock: Clock;
   readonly level?: LogLevel;
+  readonly format?: LogFormat;
 }): Logger {
-  const min = ORDER[opts.level ?? 'info'];
-  return {
-    log(level, msg, fields) {
-      if (ORDER[level] < min) return;
-      opts.write(
-        JSON.stringify({ ts: new Date(opts.clock.now()).toISOString(), level, msg, ...fields }) +
-          '\n',
-      );
-    },
-  };
+  return createLogger({
+    write: opts.write,
+    now: () => opts.clock.now(),
+    level: opts.level ?? 'info',
+    format: opts.format ?? 'json',
+  });
 }

@@ -1,24 +1,27 @@
-/** Log levels, lowest first. */
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+// The controllers' logging port over @netledger/log, netledger's one logger: Calico's level names
+// in every line (`warn` at a call site is written `warning`), JSON or text.
+import { createLogger, isLogLevelName, silentLogger as silent } from '@netledger/log';
+import type { LogFields as LogPackageFields, LogFormat, LogLevelName } from '@netledger/log';
+
+/** Log levels: Calico's names, and `warn` for `warning`. */
+export type LogLevel = LogLevelName;
 
 /** Structured fields of a log line. */
-export type LogFields = Readonly<Record<string, string | number | boolean | null | undefined>>;
+export type LogFields = LogPackageFields;
 
 /** A structured logger: one event per call, its fields machine-readable. */
 export interface Logger {
   log(level: LogLevel, msg: string, fields?: LogFields): void;
 }
 
-const ORDER: Record<LogLevel, number> = { debug: 0, info: 1, warn: 2, error: 3 };
-
-/** Whether `text` names a log level. */
+/** Whether `text` names a log level (lower case). */
 export function isLogLevel(text: string): text is LogLevel {
-  return text in ORDER;
+  return isLogLevelName(text);
 }
 
 /**
- * A logger writing one JSON object per line: `ts`, `level`, `msg`, then the fields (undefined
- * ones left out). Lines below `level` (default `info`) are dropped.
+ * A logger writing one line per event, JSON unless `format` says `text`: `ts`, `level`, `msg`,
+ * then the fields (undefined ones left out). Lines below `level` (default `info`) are dropped.
  */
 export function createJsonLogger(options: {
   readonly write: (line: string) => void;
@@ -26,21 +29,9 @@ export function createJsonLogger(options: {
   readonly level?: LogLevel;
   /** Fields added to every line (e.g. `{ controller: 'ipam-gc' }`). */
   readonly base?: LogFields;
+  readonly format?: LogFormat;
 }): Logger {
-  const min = ORDER[options.level ?? 'info'];
-  return {
-    log(level, msg, fields) {
-      if (ORDER[level] < min) return;
-      const line = {
-        ts: new Date(options.now()).toISOString(),
-        level,
-        msg,
-        ...options.base,
-        ...fields,
-      };
-      options.write(`${JSON.stringify(line)}\n`);
-    },
-  };
+  return createLogger({ ...options, format: options.format ?? 'json' });
 }
 
 /** A logger that adds `fields` to every line of `inner`. */
@@ -49,7 +40,7 @@ export function withLogFields(inner: Logger, fields: LogFields): Logger {
 }
 
 /** A logger that drops everything. */
-export const silentLogger: Logger = { log: () => undefined };
+export const silentLogger: Logger = silent;
 
 /** The message of an error, for a log field. */
 export function errorText(e: unknown): string {

@@ -12,6 +12,8 @@ export interface NodeAgentFixtureOptions {
   readonly socket: string;
   /** The store's settings (DATASTORE_TYPE, NETLEDGER_DATASTORE_PATH, ETCD_ENDPOINTS, ...). */
   readonly env: Readonly<Record<string, string>>;
+  /** More arguments (e.g. `--metrics-listen 127.0.0.1:0`). */
+  readonly args?: readonly string[];
   /** How long to wait for "serving node" on its standard error (default 30 s). */
   readonly startTimeoutMs?: number;
 }
@@ -56,7 +58,7 @@ export async function startNodeAgent(o: NodeAgentFixtureOptions): Promise<NodeAg
   if (!existsSync(o.bin)) throw new Error(`${o.bin} is missing: run pnpm build first`);
   const child = spawn(
     o.bin,
-    ['--nodename', o.nodename, '--socket', o.socket, '--log-level', 'debug'],
+    ['--nodename', o.nodename, '--socket', o.socket, '--log-level', 'debug', ...(o.args ?? [])],
     {
       env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', ...o.env },
       stdio: ['ignore', 'ignore', 'pipe'],

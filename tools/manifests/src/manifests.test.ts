@@ -107,19 +107,17 @@ describe.each(OVERLAYS)('the %s overlay', (overlay) => {
       '$(NODENAME)',
       '--socket',
       '/run/netledger/node.sock',
+      '--metrics-listen',
+      '127.0.0.1:9095',
     ]);
     const agentStore = envFromData(list, agent!);
     const installStore = envFromData(list, install!);
     for (const key of ['DATASTORE_TYPE', 'ETCD_ENDPOINTS'])
       expect(installStore[key]).toBe(agentStore[key]);
-    const status = [
-      '/usr/local/bin/netledger-node',
-      'status',
-      '--socket',
-      '/run/netledger/node.sock',
-    ];
-    expect(agent!.readinessProbe).toMatchObject({ exec: { command: status } });
-    expect(agent!.livenessProbe).toMatchObject({ exec: { command: status } });
+    // The probes on --metrics-listen's address.
+    const probe = (path: string) => ({ httpGet: { host: '127.0.0.1', port: 9095, path } });
+    expect(agent!.readinessProbe).toMatchObject(probe('/readyz'));
+    expect(agent!.livenessProbe).toMatchObject(probe('/healthz'));
     expect(agent!.securityContext).toMatchObject({ runAsUser: 0, readOnlyRootFilesystem: true });
   });
 

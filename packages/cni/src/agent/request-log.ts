@@ -1,17 +1,16 @@
-import { appendFileSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { openLogFile } from '../log-file.js';
 import type { IpamConf } from '../net-conf.js';
 
 /**
- * Appends a log line of a request the agent answered to the request's `log_file_path`, as the
- * plugin itself does; a line that cannot be written is dropped (the plugin's own run would fail
- * to write it the same way, and the answer does not depend on it).
+ * Appends a log line of a request the agent answered to the request's `log_file_path`, rotated as
+ * the plugin rotates it (the agent and plugin processes share the file safely); a line that
+ * cannot be written is dropped (the plugin's own run would fail to write it the same way, and
+ * the answer does not depend on it).
  */
 export function appendRequestLog(ipam: IpamConf, line: string): void {
-  if (ipam.logFilePath === undefined) return;
+  if (ipam.logFile === undefined) return;
   try {
-    mkdirSync(dirname(ipam.logFilePath), { recursive: true });
-    appendFileSync(ipam.logFilePath, line);
+    openLogFile(ipam.logFile).write(line);
   } catch {
     // Dropped, as documented above.
   }

@@ -39,7 +39,10 @@ export interface ServeAgentRequestOptions {
   readonly signal?: AbortSignal;
 }
 
-/** What the agent does with a request: answer it, or send the client back to run it itself. */
+/**
+ * What the agent does with a request: answer it, send the client back to run it itself, or not
+ * run it (its client went away before it took the host lock: nothing was done, nothing to answer).
+ */
 export type AgentServeResult =
   | {
       readonly kind: 'answer';
@@ -52,7 +55,8 @@ export type AgentServeResult =
        */
       readonly settle?: (delivered: boolean) => Promise<string | undefined>;
     }
-  | { readonly kind: 'fallback'; readonly reason: string };
+  | { readonly kind: 'fallback'; readonly reason: string }
+  | { readonly kind: 'not-run'; readonly reason: string };
 
 type AnswerResult = Extract<AgentServeResult, { kind: 'answer' }>;
 
@@ -60,6 +64,8 @@ type AnswerResult = Extract<AgentServeResult, { kind: 'answer' }>;
 interface Run {
   readonly output: PluginOutput;
   readonly lines: string[];
+  /** The client went away before the run took the host lock: the command did nothing. */
+  readonly notRun: boolean;
   /** Releases the host lock the run kept (a no-op if it kept none); idempotent. */
   readonly release: () => Promise<void>;
 }
@@ -105,6 +111,41 @@ function parsed(request: PluginInvocation): { cni: CniRequest; conf: NetConf } |
   }
 }
 
+const NOT_RUN = {
+  kind: 'not-run',
+  reason: 'the client went away before the host lock was taken; nothing done',
+} as const;
+
+/** A run's answer (its log lines passed to `o.log` and appended to its stderr), or not run. */
+function answer(
+  o: ServeAgentRequestOptions,
+  r: Run,
+  conf: NetConf | undefined,
+): AnswerResult | typeof NOT_RUN {
+  if (r.notRun) return NOT_RUN;
+  if (conf) for (const line of r.lines) o.log(conf.ipam, line);
+  return { kind: 'answer', output: { ...r.output, stderr: r.output.stderr + r.lines.join('') } };
+}
+
+/** Releases what an undelivered ADD allocated, by its handle, as a DEL would; says what it did. */
+async function rollBack(
+  deps: PluginDeps,
+  add: { readonly conf: NetConf; readonly handleId: string; readonly stdout: string },
+): Promise<string> {
+  const datastore = await deps.openDatastore(add.conf.ipam.datastore, silentLogger);
+  const reports: string[] = [];
+  try {
+    await createIpamClient({
+      datastore,
+      report: (r) => void reports.push(formatIpamReport(r)),
+    }).releaseByHandle(add.handleId);
+    const also = reports.length > 0 ? `; ${reports.join('; ')}` : '';
+    return `rolled back: released ${resultIps(add.stdout) || 'its addresses'} (handle ${add.handleId})${also}`;
+  } finally {
+    await datastore.close();
+  }
+}
+
 /**
  * Serves one plugin invocation in the node agent by running the plugin itself, `runCniPlugin`
  * with the agent's dependencies, so ADD, DEL, CHECK, GC and STATUS have the exec path's semantics,
@@ -121,22 +162,30 @@ function parsed(request: PluginInvocation): { cni: CniRequest; conf: NetConf } |
  * answer): an ADD that allocated and whose answer did not reach its client (it went away) is then
  * rolled back, released by its handle, before any other request on this host can take the lock,
  * so neither a retry nor a client's in-process fallback can interleave with the rollback. A
- * request whose client went away before it took the lock is not run (code 11, nothing done).
+ * request whose client went away before it took the lock is not run (`not-run`, nothing done,
+ * nothing logged to its log file).
  */
 export async function serveAgentRequest(o: ServeAgentRequestOptions): Promise<AgentServeResult> {
   /** Runs the plugin; with `hold`, the host lock is kept past the run, until `release`. */
   const run = async (hold: boolean, deps: PluginDeps = o.deps): Promise<Run> => {
     const lines: string[] = [];
     let held: HostLock | undefined;
+    let notRun = false;
     const output = await runCniPlugin(
       { env: o.request.env, stdin: o.request.stdin },
       {
         ...deps,
-        createLogger: (ipam) => createLogger({ level: ipam.logLevel, write: (l) => lines.push(l) }),
+        createLogger: (ipam) =>
+          createLogger({
+            level: ipam.logLevel,
+            format: ipam.logFormat,
+            write: (l) => lines.push(l),
+          }),
         acquireLock: async (lockOptions) => {
           const lock = await deps.acquireLock(lockOptions);
           if (o.signal?.aborted) {
             await lock?.release();
+            notRun = true;
             throw new CniError(CniErrorCode.TryAgainLater, 'the client went away: nothing done');
           }
           if (!hold || !lock) return lock;
@@ -150,33 +199,14 @@ export async function serveAgentRequest(o: ServeAgentRequestOptions): Promise<Ag
       held = undefined;
       await lock?.release();
     };
-    return { output, lines, release };
-  };
-  const answer = (r: Run, conf: NetConf | undefined): AnswerResult => {
-    if (conf) for (const line of r.lines) o.log(conf.ipam, line);
-    return { kind: 'answer', output: { ...r.output, stderr: r.output.stderr + r.lines.join('') } };
-  };
-  /** Releases what an undelivered ADD allocated, by its handle, as a DEL would. */
-  const rollBack = async (conf: NetConf, handleId: string, stdout: string): Promise<string> => {
-    const datastore = await o.deps.openDatastore(conf.ipam.datastore, silentLogger);
-    const reports: string[] = [];
-    try {
-      await createIpamClient({
-        datastore,
-        report: (r) => void reports.push(formatIpamReport(r)),
-      }).releaseByHandle(handleId);
-      const also = reports.length > 0 ? `; ${reports.join('; ')}` : '';
-      return `rolled back: released ${resultIps(stdout) || 'its addresses'} (handle ${handleId})${also}`;
-    } finally {
-      await datastore.close();
-    }
+    return { output, lines, notRun, release };
   };
 
   const p = parsed(o.request);
-  if (!p) return answer(await run(false), undefined);
+  if (!p) return answer(o, await run(false), undefined);
   const why = await mismatch(p.conf, o.scope, o.deps);
   if (why !== undefined) return { kind: 'fallback', reason: why };
-  if (p.cni.command !== 'ADD') return answer(await run(false), p.conf);
+  if (p.cni.command !== 'ADD') return answer(o, await run(false), p.conf);
   // An ADD: whether it created its handle (a repeated ADD did not, and is never rolled back).
   const handleId = handleIdFor(p.conf.name, p.cni.containerId, p.cni.ifname);
   const observed = observeHandleCreate(handleId);
@@ -184,13 +214,15 @@ export async function serveAgentRequest(o: ServeAgentRequestOptions): Promise<Ag
     ...o.deps,
     openDatastore: async (...args) => observed.wrap(await o.deps.openDatastore(...args)),
   });
+  const answered = answer(o, r, p.conf);
+  if (answered.kind === 'not-run') return answered;
   return {
-    ...answer(r, p.conf),
+    ...answered,
     // Holds the lock until the answer is written: an undelivered ADD is rolled back first.
     settle: async (delivered) => {
       try {
         if (delivered || !observed.created() || r.output.exitCode !== 0) return undefined;
-        return await rollBack(p.conf, handleId, r.output.stdout);
+        return await rollBack(o.deps, { conf: p.conf, handleId, stdout: r.output.stdout });
       } catch (e) {
         return `rolling ${handleId} back failed: ${message(e)}`;
       } finally {
