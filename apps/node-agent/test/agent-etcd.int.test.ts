@@ -8,7 +8,15 @@ import { createIpamClient } from '@netledger/ipam-core';
 import { createTempDir, startEtcd, startNodeAgent } from '@netledger/testkit';
 import type { EtcdFixture, NodeAgentFixture } from '@netledger/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLIENT, AGENT, addressOf, installPlugin, runCni, served } from './agent-harness.js';
+import {
+  CLIENT,
+  AGENT,
+  addressOf,
+  installPlugin,
+  runCni,
+  served,
+  statusWhenIdle,
+} from './agent-harness.js';
 
 const NODE = 'etcd-agent-node';
 
@@ -72,7 +80,7 @@ describe('netledger-node on etcd', () => {
     const viaPlugin = await add('x-plugin', inProcess());
     expect(await add('x-plugin', conf())).toBe(viaPlugin);
     expect(viaPlugin).not.toBe(viaAgent);
-    const { requests } = await a.status();
+    const { requests } = await statusWhenIdle(a);
     const count = (outcome: string) =>
       served(requests, { command: 'ADD', client: CLIENT, outcome });
     expect(count('answered')).toBe(2); // x-agent, and x-plugin again (its handle was there)

@@ -20,6 +20,7 @@ import {
   installPlugin,
   runCni,
   served,
+  statusWhenIdle,
 } from './agent-harness.js';
 import type { CniRun } from './agent-harness.js';
 
@@ -168,7 +169,7 @@ describe('netledger-node on the file store', () => {
         stdout: inProcess.stdout,
       });
     }
-    const { requests } = await a.status();
+    const { requests } = await statusWhenIdle(a);
     const count = (command: string, outcome: string) =>
       served(requests, { command, client, outcome });
     // a, b, a again (it holds an address), c (refused: no such pool): each run once.
@@ -211,7 +212,7 @@ describe('netledger-node on the file store', () => {
     );
     expect(await raw('not http at all\r\n\r\n')).toMatch(/^HTTP\/1\.1 400 /);
     expect(readFileSync(store).equals(before)).toBe(true);
-    const { requests } = await a.status();
+    const { requests } = await statusWhenIdle(a);
     // The two bad bodies and the one too large; the rest never reached the CNI path.
     expect(served(requests, { command: 'unknown', client: 'unknown', outcome: 'refused' })).toBe(3);
   });
@@ -245,7 +246,7 @@ describe('netledger-node on the file store', () => {
     });
     expect(del.status, del.stdout).toBe(0);
     expect(
-      served((await b.status()).requests, {
+      served((await statusWhenIdle(b)).requests, {
         command: 'DEL',
         client: CLIENT,
         outcome: 'answered',
@@ -290,7 +291,7 @@ describe('netledger-node on the file store', () => {
     expect(new Set(given).size).toBe(17);
     const heldNow = await allocations(store);
     for (let i = 1; i <= 16; i++) expect(heldNow.get(`agentnet.lock-${i}`)).toEqual([given[i]]);
-    const { requests } = await a.status();
+    const { requests } = await statusWhenIdle(a);
     expect(served(requests, { command: 'ADD', client: CLIENT, outcome: 'answered' })).toBe(9);
   }, 60_000);
 
@@ -316,7 +317,7 @@ describe('netledger-node on the file store', () => {
     });
     expect(r.status, r.stdout).toBe(0);
     expect(
-      served((await a.status()).requests, {
+      served((await statusWhenIdle(a)).requests, {
         command: 'ADD',
         client: CLIENT,
         outcome: 'answered',
@@ -365,7 +366,7 @@ describe('netledger-node on the file store', () => {
     });
     expect(viaAgent.status, viaAgent.stdout).toBe(0);
     expect(addressOf(viaAgent)).toMatch(/^10\.63\.0\./);
-    const status = await a.status();
+    const status = await statusWhenIdle(a);
     const viaAgentCount = (outcome: string) =>
       served(status.requests, { command: 'ADD', client: CLIENT, outcome });
     // The probes and watch-3 were the agent's.
@@ -383,7 +384,7 @@ describe('netledger-node on the file store', () => {
       conf: conf({ nodename: 'another-node' }),
     });
     expect(r.status).toBe(0);
-    const { requests } = await a.status();
+    const { requests } = await statusWhenIdle(a);
     expect(served(requests, { command: 'ADD', client: CLIENT, outcome: 'fallback' })).toBe(1);
     expect(a.log()).toContain("(the config's node is another-node, the agent's agent-node)");
     const ds = await createFileDatastore({ path: store });
@@ -497,7 +498,7 @@ describe('netledger-node on the file store', () => {
     for (const r of dels) expect(r.status, r.stdout).toBe(0);
     expect([...(await allocations(store)).keys()].filter((h) => h.includes('burst-'))).toEqual([]);
     expect(ctl(store, ['ipam', 'check'])).toMatch(AUDIT_CLEAN);
-    const { requests } = await b.status();
+    const { requests } = await statusWhenIdle(b);
     expect(served(requests, { command: 'DEL', client: CLIENT, outcome: 'answered' })).toBe(30);
   }, 180_000);
 });

@@ -5,6 +5,7 @@ import { execFile, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { AgentStatus, NodeAgentFixture } from '@netledger/testkit';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const BIN_DIR = join(ROOT, 'bin');
@@ -82,6 +83,20 @@ export const addressOf = (run: CniRun): string =>
   ((run.json?.['ips'] as { address: string }[] | undefined)?.[0]?.address ?? '').split('/')[0]!;
 
 /** A request count of the agent's status (`requests`), 0 when absent. */
+/**
+ * The agent's status once no request is in flight. An answer reaches its client before the agent
+ * counts the request (it settles the host lock first), so counts read right after a client's
+ * answer may miss that request; read them from here.
+ */
+export async function statusWhenIdle(a: NodeAgentFixture): Promise<AgentStatus> {
+  let status = await a.status();
+  for (const deadline = Date.now() + 30_000; status.inFlight > 0; status = await a.status()) {
+    if (Date.now() > deadline) throw new Error(`${status.inFlight} request(s) still in flight`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return status;
+}
+
 export const served = (
   requests: Readonly<Record<string, number>>,
   labels: { command: string; client: string; outcome: string },

@@ -211,41 +211,47 @@ function expectDeviceError(e: unknown, codes: DeviceErrorCode[]): void {
 }
 
 const RUNS = 10_000;
+/** A guard against a runaway case, not a speed target: 10,000 cases took 38 s on a loaded runner. */
+const FUZZ_TIMEOUT_MS = 300_000;
 const ENGINE_ERROR =
   /Cannot read properties|is not a function|is not iterable|is not defined|Cannot convert|Invalid array length|Maximum call stack|Cannot mix BigInt|\n\s+at /;
 
 describe('fuzz', () => {
-  it(`malformed device.json: a coded error and no host change, or a valid revision (${RUNS} cases)`, async () => {
-    await fc.assert(
-      fc.asyncProperty(deviceText, async (text) => {
-        const f = fakeDeps();
-        const d = createDeviceDaemon(f.deps);
-        await d.init();
-        try {
-          await d.apply({ deviceJson: text, containers: [] });
-        } catch (e) {
-          expectDeviceError(e, DEVICE_CODES);
-          expect(f.host).toEqual([]);
-          expect(f.natCalls).toEqual([]);
-          expect(f.store.saves).toBe(0);
-          // Specific messages: a pool's problem names its field, and the old catch-all is gone.
-          const err = e as DeviceError;
-          if (err.code !== 'InvalidDeviceJson') expect(err.field).toMatch(/^network\.pools/);
-          expect(err.message).not.toContain('no host bits');
-          // Logged once, in the one error shape.
-          const logged = f.logger.lines.filter((l) => l.msg.startsWith('revision refused'));
-          expect(logged).toHaveLength(1);
-          expect(logged[0]?.fields?.['error']).toMatchObject({
-            code: err.code,
-            message: err.message,
-          });
-        }
-      }),
-      { numRuns: RUNS },
-    );
-    // The generators must actually reach the error paths, not just valid input.
-    for (const code of DEVICE_CODES) expect(seen.get(code) ?? 0).toBeGreaterThan(0);
-  });
+  it(
+    `malformed device.json: a coded error and no host change, or a valid revision (${RUNS} cases)`,
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(deviceText, async (text) => {
+          const f = fakeDeps();
+          const d = createDeviceDaemon(f.deps);
+          await d.init();
+          try {
+            await d.apply({ deviceJson: text, containers: [] });
+          } catch (e) {
+            expectDeviceError(e, DEVICE_CODES);
+            expect(f.host).toEqual([]);
+            expect(f.natCalls).toEqual([]);
+            expect(f.store.saves).toBe(0);
+            // Specific messages: a pool's problem names its field, and the old catch-all is gone.
+            const err = e as DeviceError;
+            if (err.code !== 'InvalidDeviceJson') expect(err.field).toMatch(/^network\.pools/);
+            expect(err.message).not.toContain('no host bits');
+            // Logged once, in the one error shape.
+            const logged = f.logger.lines.filter((l) => l.msg.startsWith('revision refused'));
+            expect(logged).toHaveLength(1);
+            expect(logged[0]?.fields?.['error']).toMatchObject({
+              code: err.code,
+              message: err.message,
+            });
+          }
+        }),
+        { numRuns: RUNS },
+      );
+      // The generators must actually reach the error paths, not just valid input.
+      for (const code of DEVICE_CODES) expect(seen.get(code) ?? 0).toBeGreaterThan(0);
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 
   const startRefusesCleanly = async (runJson: string, lxcConfig: string | undefined) => {
     const f = fakeDeps();
@@ -269,27 +275,35 @@ describe('fuzz', () => {
     expect(f.host).toEqual(host);
   };
 
-  it(`malformed run.json: a refused start leaves no lease and no host change (${RUNS} cases)`, async () => {
-    await fc.assert(
-      fc.asyncProperty(runText, fc.option(lxcText, { nil: undefined }), startRefusesCleanly),
-      { numRuns: RUNS },
-    );
-    for (const code of START_CODES.filter(
-      (c) => !['PoolExhausted', 'InvalidLxcConfig', 'BakedLxcNet'].includes(c),
-    ))
-      expect(seen.get(code) ?? 0).toBeGreaterThan(0);
-  });
+  it(
+    `malformed run.json: a refused start leaves no lease and no host change (${RUNS} cases)`,
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(runText, fc.option(lxcText, { nil: undefined }), startRefusesCleanly),
+        { numRuns: RUNS },
+      );
+      for (const code of START_CODES.filter(
+        (c) => !['PoolExhausted', 'InvalidLxcConfig', 'BakedLxcNet'].includes(c),
+      ))
+        expect(seen.get(code) ?? 0).toBeGreaterThan(0);
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 
-  it(`malformed lxc configs: a refused start leaves no lease and no host change (${RUNS} cases)`, async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.constant('{"network":{"pool":"internal"}}'),
-        lxcText,
-        startRefusesCleanly,
-      ),
-      { numRuns: RUNS },
-    );
-    for (const code of ['InvalidLxcConfig', 'BakedLxcNet'] as const)
-      expect(seen.get(code) ?? 0).toBeGreaterThan(0);
-  });
+  it(
+    `malformed lxc configs: a refused start leaves no lease and no host change (${RUNS} cases)`,
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.constant('{"network":{"pool":"internal"}}'),
+          lxcText,
+          startRefusesCleanly,
+        ),
+        { numRuns: RUNS },
+      );
+      for (const code of ['InvalidLxcConfig', 'BakedLxcNet'] as const)
+        expect(seen.get(code) ?? 0).toBeGreaterThan(0);
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 });
