@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { InstallUsageError } from './install-error.js';
+import { parseStringFlags } from './parse-string-flags.js';
 
 /** What `netledger-ipam install` was asked to do. */
 export interface InstallOptions {
@@ -15,11 +16,6 @@ export interface InstallOptions {
   readonly lockFile?: string;
   /** The example conflist's `agent_socket` (the client reads it from each request's config). */
   readonly agentSocket?: string;
-}
-
-/** A usage error of `netledger-ipam install` (exit status 2). */
-export class InstallUsageError extends Error {
-  override readonly name = 'InstallUsageError';
 }
 
 /** The usage text of `netledger-ipam install`. */
@@ -42,7 +38,17 @@ this Node.js). Idempotent; run it again after upgrading Node.js.
   --agent-socket PATH    the example's agent_socket (default: the plugin's, /run/netledger/node.sock)
 `;
 
-const VALUE = { type: 'string' } as const;
+const FLAGS = [
+  'bin-dir',
+  'conf-dir',
+  'network',
+  'bridge',
+  'pool',
+  'conf-file',
+  'datastore-path',
+  'lock-file',
+  'agent-socket',
+] as const;
 const NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
 
 /**
@@ -52,37 +58,7 @@ const NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
  * against `cwd`.
  */
 export function parseInstallArgs(argv: readonly string[], cwd: string): InstallOptions {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      options: {
-        'bin-dir': VALUE,
-        'conf-dir': VALUE,
-        network: VALUE,
-        bridge: VALUE,
-        pool: VALUE,
-        'conf-file': VALUE,
-        'datastore-path': VALUE,
-        'lock-file': VALUE,
-        'agent-socket': VALUE,
-      },
-      strict: true,
-      allowPositionals: false,
-      tokens: true,
-    });
-  } catch (e) {
-    throw new InstallUsageError((e as Error).message.split('\n')[0]);
-  }
-  const seen = new Set<string>();
-  for (const t of parsed.tokens) {
-    if (t.kind !== 'option') continue;
-    if (seen.has(t.name)) throw new InstallUsageError(`--${t.name} is given twice`);
-    if (t.value === undefined || t.value === '')
-      throw new InstallUsageError(`--${t.name} needs a value`);
-    seen.add(t.name);
-  }
-  const v = parsed.values;
+  const v = parseStringFlags(argv, FLAGS);
   if (v['bin-dir'] === undefined) throw new InstallUsageError('--bin-dir is required');
   const abs = (p: string): string => (isAbsolute(p) ? p : resolve(cwd, p));
   const network = v.network ?? 'netledger';

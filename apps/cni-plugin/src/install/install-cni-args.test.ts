@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InstallUsageError } from './install-args.js';
+import { InstallUsageError } from './install-error.js';
 import { parseInstallCniArgs, parseUninstallCniArgs } from './install-cni-args.js';
 
 const POOLS = ['--ipv4-pools', '10.89.0.0/24'];

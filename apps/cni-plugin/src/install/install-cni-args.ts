@@ -1,6 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { InstallUsageError } from './install-args.js';
+import { InstallUsageError } from './install-error.js';
+import { parseStringFlags } from './parse-string-flags.js';
 
 /** The main plugins `install-cni` writes a conflist for (another: `CNI_NETWORK_CONFIG`). */
 const MAIN_PLUGINS = ['ptp', 'bridge'] as const;
@@ -97,34 +97,6 @@ NETLEDGER_DATASTORE_PATH.
 const NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
 const CONF_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*\.conflist$/;
 
-/** Parses `--flag VALUE` / `--flag=VALUE` for `names`, refusing repeats and empty values. */
-function parseFlags(
-  argv: readonly string[],
-  names: readonly Setting[],
-): Partial<Record<Setting, string>> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      options: Object.fromEntries(names.map((n) => [n, { type: 'string' as const }])),
-      strict: true,
-      allowPositionals: false,
-      tokens: true,
-    });
-  } catch (e) {
-    throw new InstallUsageError((e as Error).message.split('\n')[0]);
-  }
-  const seen = new Set<string>();
-  for (const t of parsed.tokens) {
-    if (t.kind !== 'option') continue;
-    if (seen.has(t.name)) throw new InstallUsageError(`--${t.name} is given twice`);
-    if (t.value === undefined || t.value === '')
-      throw new InstallUsageError(`--${t.name} needs a value`);
-    seen.add(t.name);
-  }
-  return parsed.values;
-}
-
 /** A setting's value: its flag, else its environment variable (unless empty), else its default. */
 function setting(
   flags: Partial<Record<Setting, string>>,
@@ -158,7 +130,7 @@ export function parseInstallCniArgs(
   env: Readonly<Record<string, string | undefined>>,
   cwd: string,
 ): InstallCniOptions {
-  const flags = parseFlags(argv, Object.keys(SETTINGS) as Setting[]);
+  const flags = parseStringFlags(argv, Object.keys(SETTINGS) as Setting[]);
   const get = (name: Setting) => setting(flags, env, name);
   const abs = (p: string): string => (isAbsolute(p) ? p : resolve(cwd, p));
   const plain = (name: Setting, pattern: RegExp, what: string): string => {
@@ -223,7 +195,7 @@ export function parseUninstallCniArgs(
   env: Readonly<Record<string, string | undefined>>,
   cwd: string,
 ): UninstallCniOptions {
-  const flags = parseFlags(argv, ['conf-dir']);
+  const flags = parseStringFlags(argv, ['conf-dir']);
   const dir = setting(flags, env, 'conf-dir').value!;
   return { confDir: isAbsolute(dir) ? dir : resolve(cwd, dir) };
 }

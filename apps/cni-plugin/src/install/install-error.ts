@@ -2,3 +2,8 @@
 export class InstallError extends Error {
   override readonly name = 'InstallError';
 }
+
+/** A usage error of `netledger-ipam install` or `install-cni` (exit status 2). */
+export class InstallUsageError extends Error {
+  override readonly name = 'InstallUsageError';
+}

@@ -1,5 +1,5 @@
 import { CniError } from '@netledger/cni';
-import { INSTALL_USAGE, InstallUsageError, parseInstallArgs } from './install-args.js';
+import { INSTALL_USAGE, parseInstallArgs } from './install-args.js';
 import {
   INSTALL_CNI_USAGE,
   parseInstallCniArgs,
@@ -7,7 +7,7 @@ import {
 } from './install-cni-args.js';
 import { installCni } from './install-cni.js';
 import type { CniInstallResult } from './install-cni.js';
-import { InstallError } from './install-error.js';
+import { InstallError, InstallUsageError } from './install-error.js';
 import { installPlugin } from './install-plugin.js';
 import type { InstalledFile } from './place-file.js';
 import { CLIENT_ENV, staticClientBeside } from './plugin-files.js';
