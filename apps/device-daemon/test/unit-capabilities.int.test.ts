@@ -124,7 +124,7 @@ describe("the unit's capability bounding set", () => {
   it('needs CAP_NET_RAW for iptables-legacy: without it the NAT is refused', async () => {
     const d = await serve({ caps: ['CAP_NET_ADMIN'], path: legacyIptablesOnly(), tag: 'noraw' });
     expect(d.outcome, d.log()).toBe('listening');
-    expect(d.log()).toMatch(/"level":"warn".*iptables failed for pool lan.*Permission denied/);
+    expect(d.log()).toMatch(/"level":"warning".*iptables failed for pool lan.*Permission denied/);
   });
 
   it('needs CAP_NET_ADMIN: without it the daemon cannot make the bridge and exits 3', async () => {

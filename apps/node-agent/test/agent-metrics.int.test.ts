@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createTempDir, startNodeAgent } from '@netledger/testkit';
 import type { NodeAgentFixture } from '@netledger/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { AGENT, CLIENT, ctl, installPlugin, runCni } from './agent-harness.js';
+import { AGENT, CLIENT, ctl, installPlugin, runCni, statusWhenIdle } from './agent-harness.js';
 
 const NODE = 'metrics-node';
 const BURST = 100;
@@ -108,6 +108,7 @@ describe('netledger-node --metrics-listen', () => {
     expect(failed.status).not.toBe(0);
     const code = (failed.json as { code: number }).code;
 
+    await statusWhenIdle(agent); // the failed ADD's answer arrives before it is counted
     const after = (await get('/metrics')).body;
     // The histogram: cumulative buckets ending at +Inf with every ADD answered (the failed one
     // too: it was answered, with its error), and its sum.

@@ -1,5 +1,5 @@
 // The one-node cluster with netledger installed from the project's images and manifests
-// (`pnpm build && pnpm images` first: it runs bin/netledgerctl): kubelet → containerd → ptp → netledger-ipam (the static
+// (after `pnpm build`: it builds the images itself with `pnpm images --out`, and runs bin/netledgerctl): kubelet → containerd → ptp → netledger-ipam (the static
 // client) → the agent of the netledger-node DaemonSet, on the Kubernetes datastore, with
 // netledger-kube-controllers' GC. As root, like kube-test-cluster.int.test.ts.
 import { randomBytes } from 'node:crypto';
@@ -103,8 +103,24 @@ describe('kube-test-cluster up --cni netledger', () => {
     if (process.getuid?.() !== 0) throw new Error('kube-test-cluster tests must run as root');
     parent = await mkdtemp(join(tmpdir(), 'ktn-'));
     layout = clusterLayout(join(parent, 'cluster'));
+    // The images of this checkout's build, into the test's own directory (npm test builds the
+    // apps, not the images; dist/images may be stale or absent).
+    const imagesDir = join(parent, 'images');
+    const images = await runCommand(
+      process.execPath,
+      [
+        join(root, 'scripts', 'run-ts.mjs'),
+        join(root, 'tools', 'images', 'src', 'main.ts'),
+        '--out',
+        imagesDir,
+      ],
+      { timeoutMs: 300_000 },
+    );
+    expect(images.status, images.stderr).toBe(0);
     const started = Date.now();
-    const up = await clusterCli(['up', '--dir', layout.dir, '--cni', 'netledger']);
+    const up = await clusterCli(['up', '--dir', layout.dir, '--cni', 'netledger'], {
+      env: { ...process.env, KUBE_TEST_CLUSTER_NETLEDGER_IMAGES: imagesDir },
+    });
     expect(up.status, up.stderr).toBe(0);
     expect(up.stdout).toBe(`${layout.kubeconfig}\n`);
     console.log(`up --cni netledger: ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -333,12 +349,15 @@ describe('kube-test-cluster up --cni netledger', () => {
       `--replicas=${more}`,
     ]);
     expect(scaled.status, scaled.stderr).toBe(0);
-    const agents = await waitForReadyPods(kubectl, {
-      namespace: 'kube-system',
-      selector: AGENT_SELECTOR,
-      count: 1,
-    });
-    expect(agents[0]!.metadata.uid).not.toBe(agent!.metadata.uid);
+    // The old pod stays listed (and Ready) while it terminates: wait for its replacement.
+    await eventually(async () => {
+      const agents = await listPods(kubectl, 'kube-system', AGENT_SELECTOR);
+      return (
+        agents.length === 1 &&
+        agents[0]!.metadata.uid !== agent!.metadata.uid &&
+        isReady(agents[0]!)
+      );
+    }, 'the DaemonSet has recreated the agent pod, Ready');
     const pods = await waitForReadyPods(kubectl, {
       namespace,
       selector: 'app=busybox',
