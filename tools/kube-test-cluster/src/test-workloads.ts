@@ -118,3 +118,39 @@ export function startupLatency(times: Iterable<PodTimes>): {
     .sort((a, b) => a - b);
   return { latencies, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
 }
+
+/**
+ * Checks, four pods at a time, that each pod has the address the API reports on its eth0 and
+ * pings the next pod's address; resolves with what failed (empty when every pod passed).
+ */
+export async function podNetworkProblems(
+  kubectl: Kubectl,
+  namespace: string,
+  pods: readonly PodView[],
+): Promise<string[]> {
+  const ips = pods.map((p) => p.status.podIP!);
+  const problems: string[] = [];
+  await eachLimited(
+    pods.map((pod, i) => ({ pod, peer: ips[(i + 1) % ips.length]! })),
+    4,
+    async ({ pod, peer }) => {
+      const name = pod.metadata.name;
+      const r = await kubectl([
+        'exec',
+        '-n',
+        namespace,
+        name,
+        '--',
+        'sh',
+        '-c',
+        `ip -4 -o addr show dev eth0 && ping -c 1 -W 5 ${peer}`,
+      ]);
+      if (r.status !== 0) problems.push(`${name}: exit ${r.status}: ${r.stderr}`);
+      else if (!r.stdout.includes(`inet ${pod.status.podIP}/`))
+        problems.push(`${name}: eth0 lacks ${pod.status.podIP}: ${r.stdout}`);
+      else if (!r.stdout.includes('1 packets received'))
+        problems.push(`${name}: no answer from ${peer}: ${r.stdout}`);
+    },
+  );
+  return problems;
+}
