@@ -22,7 +22,7 @@ export async function eventually(
 }
 
 /** Runs `work` on every item, at most `limit` at a time. */
-export async function eachLimited<T>(
+async function eachLimited<T>(
   items: readonly T[],
   limit: number,
   work: (item: T) => Promise<void>,
