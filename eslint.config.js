@@ -207,7 +207,6 @@ export default tseslint.config(
       'packages/cni/src/run-plugin.ts',
       'packages/ctl/src/cli/run-ctl.ts',
       'packages/ctl/src/commands/ipam-check.ts',
-      'packages/ctl/src/commands/ipam-release.ts',
       'packages/datastore-etcd/src/etcd-watch.ts',
       'packages/datastore-etcd/src/etcd-writes.ts',
       'packages/datastore-etcd/src/gateway-http.ts',

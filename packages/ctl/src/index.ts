@@ -52,11 +52,9 @@ export type { CheckOptions, CheckResult, KubeReader } from './commands/ipam-chec
 export { parseCheckReport, serializeCheckReport } from './commands/check-report.js';
 export type { CheckReport, ReportAllocation, ReportHandle } from './commands/check-report.js';
 export { releaseFromReports, releaseIp } from './commands/ipam-release.js';
-export type {
-  MergedReports,
-  NamedReport,
-  ReleaseFromReportsOptions,
-} from './commands/ipam-release.js';
+export type { ReleaseFromReportsOptions } from './commands/ipam-release.js';
+export type { MergedReports } from './commands/merge-reports.js';
+export type { NamedReport } from './commands/vet-reports.js';
 export { splitPool } from './commands/ipam-split.js';
 export type { SplitOptions } from './commands/ipam-split.js';
 export { setDatastoreLock } from './commands/datastore-lock.js';
