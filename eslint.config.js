@@ -206,7 +206,6 @@ export default tseslint.config(
       'packages/agent/src/agent-server.ts',
       'packages/cni/src/run-plugin.ts',
       'packages/ctl/src/cli/run-ctl.ts',
-      'packages/ctl/src/commands/ipam-check.ts',
       'packages/datastore-etcd/src/etcd-watch.ts',
       'packages/datastore-etcd/src/etcd-writes.ts',
       'packages/datastore-etcd/src/gateway-http.ts',

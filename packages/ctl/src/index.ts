@@ -48,7 +48,8 @@ export type {
 } from './cli/command-spec.js';
 
 export { checkIpam } from './commands/ipam-check.js';
-export type { CheckOptions, CheckResult, KubeReader } from './commands/ipam-check.js';
+export type { CheckOptions, CheckResult } from './commands/ipam-check.js';
+export type { KubeReader } from './commands/kube-reader.js';
 export { parseCheckReport, serializeCheckReport } from './commands/check-report.js';
 export type { CheckReport, ReportAllocation, ReportHandle } from './commands/check-report.js';
 export { releaseFromReports, releaseIp } from './commands/ipam-release.js';

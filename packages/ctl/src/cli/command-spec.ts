@@ -2,7 +2,7 @@ import type { ParseArgsConfig } from 'node:util';
 import type { DatastoreConfig, RepairOptions, RepairReport } from '@netledger/datastore-config';
 import type { Clock, Datastore, IpamClient, Random } from '@netledger/ipam-core';
 import type { CtlEnv, SelectedDatastore } from '../config/datastore-config.js';
-import type { KubeReader } from '../commands/ipam-check.js';
+import type { KubeReader } from '../commands/kube-reader.js';
 import type { BoundedReadOptions } from './read-bounded.js';
 import type { Progress } from './progress-reporter.js';
 
