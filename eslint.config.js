@@ -205,7 +205,6 @@ export default tseslint.config(
       'apps/kube-controllers/src/run.ts',
       'packages/agent/src/agent-server.ts',
       'packages/cni/src/run-plugin.ts',
-      'packages/ctl/src/cli/run-ctl.ts',
       'packages/datastore-etcd/src/etcd-watch.ts',
       'packages/datastore-etcd/src/etcd-writes.ts',
       'packages/datastore-etcd/src/gateway-http.ts',
