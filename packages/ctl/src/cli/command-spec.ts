@@ -116,7 +116,7 @@ export interface CommandSpec {
 }
 
 /** What a command prints; a non-zero `exitCode` reports a problem found (not an error). */
-export interface CommandOutput {
+interface CommandOutput {
   readonly text: string;
   readonly exitCode?: number;
 }
