@@ -2,7 +2,7 @@ import type { ParseArgsConfig } from 'node:util';
 import type { DatastoreConfig, RepairOptions, RepairReport } from '@netledger/datastore-config';
 import type { Clock, Datastore, IpamClient, Random } from '@netledger/ipam-core';
 import type { CtlEnv, SelectedDatastore } from '../config/datastore-config.js';
-import type { KubeReader } from '../commands/ipam-check.js';
+import type { KubeReader } from '../commands/kube-reader.js';
 import type { BoundedReadOptions } from './read-bounded.js';
 import type { Progress } from './progress-reporter.js';
 
@@ -116,7 +116,7 @@ export interface CommandSpec {
 }
 
 /** What a command prints; a non-zero `exitCode` reports a problem found (not an error). */
-export interface CommandOutput {
+interface CommandOutput {
   readonly text: string;
   readonly exitCode?: number;
 }

@@ -5,7 +5,7 @@ import { seedProblems } from '../test-support/seed-problems.js';
 import { parseCheckReport, serializeCheckReport } from './check-report.js';
 import { setDatastoreLock } from './datastore-lock.js';
 import { checkIpam } from './ipam-check.js';
-import type { KubeReader } from './ipam-check.js';
+import type { KubeReader } from './kube-reader.js';
 import { releaseFromReports } from './ipam-release.js';
 
 const NOW = Date.UTC(2026, 0, 1);

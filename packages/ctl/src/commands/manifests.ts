@@ -24,7 +24,7 @@ import { RESOURCE_KINDS, ipamConfigResource, withTypeMeta } from './resource-kin
 import { renderResourceTable } from './resource-table.js';
 
 /** The kinds manifests may hold. */
-export type ManifestKind = ResourceKind;
+type ManifestKind = ResourceKind;
 
 /** One parsed manifest document. */
 export interface Manifest {

@@ -16,7 +16,7 @@ const byAddress = (a: PoolMapBlock, b: PoolMapBlock): number => {
  * (and the orphaned-blocks entries that hold blocks) its blocks in address order, each with its
  * affinity host (`affinities`: block CIDR to affinity), counts, and borrowed addresses. Pure.
  */
-export function buildPoolMap(input: {
+function buildPoolMap(input: {
   readonly usage: readonly PoolUtilization[];
   readonly affinities: ReadonlyMap<string, string | undefined>;
   readonly borrowed: readonly BorrowedIp[];

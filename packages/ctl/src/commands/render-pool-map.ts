@@ -12,7 +12,7 @@ export interface PoolMapBlock {
 }
 
 /** One pool of a pool map, its blocks in address order. */
-export interface PoolMapPool {
+interface PoolMapPool {
   readonly name: string;
   readonly cidr: string;
   readonly blocks: readonly PoolMapBlock[];

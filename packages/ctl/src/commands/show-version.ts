@@ -22,7 +22,7 @@ const line = (label: string, value: string): string => `${`${label}:`.padEnd(18)
  * type (netledger's line) and the ClusterInformation's `Cluster Version:` and `Cluster Type:`
  * (`unknown` when it has none, or there is no ClusterInformation).
  */
-export function renderVersion(info: VersionInfo): string {
+function renderVersion(info: VersionInfo): string {
   let text = line('Client Version', info.clientVersion) + line('Git commit', info.commit);
   if (info.cluster) {
     text +=
