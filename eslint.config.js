@@ -204,7 +204,6 @@ export default tseslint.config(
     files: [
       'apps/kube-controllers/src/run.ts',
       'packages/agent/src/agent-server.ts',
-      'packages/cni/src/run-plugin.ts',
       'packages/ctl/src/cli/run-ctl.ts',
       'packages/ctl/src/commands/ipam-check.ts',
       'packages/ctl/src/commands/ipam-release.ts',
