@@ -5,7 +5,6 @@
 // the main entry, so the library's users load none of it.
 
 export { runInstallVerb } from './install/run-install.js';
-export type { InstallIo } from './install/run-install.js';
 export {
   ANSWERED_STATUS_OFFSET,
   CLIENT_ENV,
