@@ -204,7 +204,6 @@ export default tseslint.config(
     files: [
       'apps/kube-controllers/src/run.ts',
       'packages/agent/src/agent-server.ts',
-      'packages/cni/src/run-plugin.ts',
       'packages/datastore-etcd/src/etcd-watch.ts',
       'packages/datastore-etcd/src/etcd-writes.ts',
       'packages/datastore-etcd/src/gateway-http.ts',

@@ -1,7 +1,8 @@
 // netledger-ipam's Node.js side: the fallback the static client runs when no node agent answers,
-// and its verbs (install). Reads CNI_* and stdin, opens the configured datastore with the plugin's
-// opener (open-datastore.ts), takes the host lock through the client's lock helper, runs the
-// plugin from @netledger/cni, prints its result or error JSON and exits 0 or 1.
+// and its verbs (install, install-cni, uninstall-cni: @netledger/cni/install). Reads CNI_* and
+// stdin, opens the configured datastore with the plugin's opener (open-datastore.ts), takes the
+// host lock through the client's lock helper, runs the plugin from @netledger/cni, prints its
+// result or error JSON and exits 0 or 1.
 import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
@@ -16,14 +17,14 @@ import {
   runCniPlugin,
 } from '@netledger/cni';
 import type { AcquireHostLock, IpamConf, Logger } from '@netledger/cni';
-import { writeFd } from '@netledger/write-fd';
 import {
   ANSWERED_STATUS_OFFSET,
   CLIENT_ENV,
   FALLBACK_REASON_ENV,
+  runInstallVerb,
   staticClientBeside,
-} from './install/plugin-files.js';
-import { runInstallVerb } from './install/run-install.js';
+} from '@netledger/cni/install';
+import { writeFd } from '@netledger/write-fd';
 import { createPluginOpener } from './open-datastore.js';
 
 const ABOUT = 'netledger-ipam: netledger CNI IPAM plugin (calico-ipam compatible)';

@@ -19,7 +19,7 @@ export interface IpamResult {
 }
 
 /** One IP of a result, in the spec version's shape. */
-export interface ResultIp {
+interface ResultIp {
   readonly version?: '4' | '6';
   readonly address: string;
   readonly gateway?: string;

@@ -7,7 +7,7 @@ export const SUPPORTED_VERSIONS = ['0.3.0', '0.3.1', '0.4.0', '1.0.0', '1.1.0'] 
 export type SpecVersion = (typeof SUPPORTED_VERSIONS)[number];
 
 /** The newest version, reported by VERSION. */
-export const CURRENT_VERSION: SpecVersion = '1.1.0';
+const CURRENT_VERSION: SpecVersion = '1.1.0';
 
 const parts = (v: string): [number, number, number] | undefined => {
   const m = /^(\d+)\.(\d+)\.(\d+)$/.exec(v);

@@ -1,7 +1,8 @@
 // In-process harness: runs runCniPlugin against one shared memory datastore.
 import { createIpamClient, createMemoryDatastore } from '@netledger/ipam-core';
 import type { Datastore, IpamClient } from '@netledger/ipam-core';
-import type { PluginDeps, PluginOutput } from './run-plugin.js';
+import type { PluginDeps } from './plugin-deps.js';
+import type { PluginOutput } from './run-plugin.js';
 import { runCniPlugin } from './run-plugin.js';
 
 export interface Harness {

@@ -7,7 +7,7 @@ import { createIpamClient, createMemoryDatastore } from '@netledger/ipam-core';
 import type { Datastore } from '@netledger/ipam-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_AGENT_SOCKET } from '../net-conf.js';
-import type { PluginDeps } from '../run-plugin.js';
+import type { PluginDeps } from '../plugin-deps.js';
 import { appendRequestLog } from './request-log.js';
 import { serveAgentRequest } from './serve-agent-request.js';
 import { storeIdentity } from './store-identity.js';

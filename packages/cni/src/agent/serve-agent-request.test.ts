@@ -5,7 +5,7 @@ import type { Datastore } from '@netledger/ipam-core';
 import { DEFAULT_MIRRORED_KINDS, createMirroredDatastore } from '@netledger/ipam-core/adapter';
 import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULT_AGENT_SOCKET } from '../net-conf.js';
-import type { PluginDeps } from '../run-plugin.js';
+import type { PluginDeps } from '../plugin-deps.js';
 import { runCniPlugin } from '../run-plugin.js';
 import type { AgentScope, AgentServeResult } from './serve-agent-request.js';
 import { serveAgentRequest } from './serve-agent-request.js';

@@ -12,7 +12,7 @@ export const MIGRATION_JOB_LABEL = 'kubevirt.io/migrationJobUID';
 const KUBEVIRT_API_VERSION = 'kubevirt.io/v1';
 
 /** Attribute keys Calico records on a VM's addresses. */
-export const VM_ATTRS = {
+const VM_ATTRS = {
   vmiName: 'vmi-name',
   vmiUid: 'vmi-uid',
   vmUid: 'vm-uid',

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseNetConf } from '@netledger/cni';
+import { parseNetConf } from '../net-conf.js';
 import { hostConflist, netledgerNetConf } from './host-conflist.js';
 import type { InstallCniOptions } from './install-cni-args.js';
 import { InstallError } from './install-error.js';

@@ -17,7 +17,7 @@ export const FALLBACK_REASON_ENV = 'NETLEDGER_FALLBACK_REASON';
  */
 export const ANSWERED_STATUS_OFFSET = 100;
 
-/** Go's names for the architectures the client is built for (build.mjs). */
+/** Go's names for the architectures the client is built for (apps/cni-plugin/build.mjs). */
 const GOARCH: Readonly<Record<string, string>> = { x64: 'amd64', arm64: 'arm64' };
 
 /**

@@ -9,7 +9,7 @@ import {
   symlinkSync,
 } from 'node:fs';
 import { join, relative } from 'node:path';
-import { parseNetConf } from '@netledger/cni';
+import { parseNetConf } from '../net-conf.js';
 import { exampleConflist } from './example-conflist.js';
 import type { InstallOptions } from './install-args.js';
 import { InstallError } from './install-error.js';

@@ -1,4 +1,4 @@
-import { CniError } from '@netledger/cni';
+import { CniError } from '../cni-error.js';
 import { INSTALL_USAGE, parseInstallArgs } from './install-args.js';
 import {
   INSTALL_CNI_USAGE,

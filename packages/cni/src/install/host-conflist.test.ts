@@ -1,4 +1,4 @@
-import { parseNetConf } from '@netledger/cni';
+import { parseNetConf } from '../net-conf.js';
 import { describe, expect, it } from 'vitest';
 import { hostConflist, netledgerNetConf } from './host-conflist.js';
 import { parseInstallCniArgs } from './install-cni-args.js';
