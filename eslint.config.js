@@ -210,7 +210,6 @@ export default tseslint.config(
       'packages/ctl/src/commands/ipam-release.ts',
       'packages/ctl/src/commands/ipam-split.ts',
       'packages/datastore-etcd/src/etcd-watch.ts',
-      'packages/datastore-etcd/src/etcd-writes.ts',
       'packages/datastore-etcd/src/gateway-http.ts',
       'packages/datastore-etcd/src/gateway-kv.ts',
       'packages/datastore-file/src/file-datastore.ts',
