@@ -209,7 +209,6 @@ export default tseslint.config(
       'packages/ctl/src/commands/ipam-check.ts',
       'packages/ctl/src/commands/ipam-release.ts',
       'packages/ctl/src/commands/ipam-split.ts',
-      'packages/datastore-etcd/src/etcd-watch.ts',
       'packages/datastore-file/src/file-datastore.ts',
       'packages/datastore-file/src/file-watch.ts',
       'packages/datastore-k8s/src/create-k8s-datastore.ts',
