@@ -107,7 +107,7 @@ describe('etcd watch reconnects', () => {
     const iterator = watch[Symbol.asyncIterator]();
     await vi.advanceTimersByTimeAsync(0);
     const put = (revision: string) => ({
-      type: 'Put',
+      type: 'Put' as const,
       kv: {
         key: Buffer.from('/calico/ipam/v2/handle/h1'),
         create_revision: '6',
