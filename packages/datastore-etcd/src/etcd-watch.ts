@@ -138,7 +138,7 @@ async function runWatchStream(ctx: WatchContext, signal: AbortSignal): Promise<v
 /**
  * Watches the keys a list with `options` returns, delivering changes strictly after
  * `watchOptions.revision` (default: the store revision when the watch is established), in revision
- * order. After a lost connection it reconnects with backoff (`watchReconnectBackoff`) and resumes
+ * order. After a lost connection it reconnects with backoff (watch-reconnect-policy.ts) and resumes
  * after the last revision it delivered, so no event is lost or repeated. It throws `WatchExpired`
  * when that revision has been compacted, and `CorruptValue` (naming the key) for a value that is
  * not valid Calico JSON. It keeps retrying while etcd is unreachable; end it with `close()` or the

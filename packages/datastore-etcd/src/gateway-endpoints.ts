@@ -3,7 +3,7 @@ import type { GatewayHttp } from './gateway-http.js';
 import { classifyEtcdError } from './map-etcd-error.js';
 
 /** One request of the gateway transport, to whichever endpoint is current. */
-export interface GatewayCall {
+interface GatewayCall {
   /** e.g. `/v3/kv/range`. */
   readonly path: string;
   readonly body: unknown;

@@ -73,22 +73,6 @@ describe('bundles of the HTTP transport', () => {
     expect(grpcInputs(metafile.inputs)).toEqual([]);
   });
 
-  it('from the package root, a program using only createEtcdGatewayDatastore carries no gRPC code', async () => {
-    const gateway = await bundle(
-      `import { createEtcdGatewayDatastore } from './index.js';
-       export const ds = createEtcdGatewayDatastore({ endpoints: ['http://127.0.0.1:2379'] });`,
-      { outdir: dir.path },
-    );
-    expect(grpcInputs(entryOutput(gateway).inputs)).toEqual([]);
-    // The same check sees gRPC in a program that may use it (so it can fail).
-    const grpc = await bundle(
-      `import { createEtcdDatastore } from './index.js';
-       export const ds = createEtcdDatastore({ endpoints: ['http://127.0.0.1:2379'] });`,
-      { outdir: dir.path },
-    );
-    expect(grpcInputs(entryOutput(grpc).inputs).length).toBeGreaterThan(0);
-  });
-
   it.each([
     ['http', /^Unavailable etcd at http:\/\/127\.0\.0\.1:\d+ unreachable: /],
     ['grpc', /Cannot find module|ERR_MODULE_NOT_FOUND/],

@@ -36,13 +36,13 @@ const restarting = (current: IBackoff<unknown>): IBackoff<Context> => ({
  * The delays between a watch's reconnects: 50 ms, doubling to at most 2 s; after a stream that
  * delivered anything before it was lost, 50 ms again.
  */
-export const watchReconnectBackoff: IBackoffFactory<Context> = {
+const watchReconnectBackoff: IBackoffFactory<Context> = {
   next: () => restarting(exponential.next()),
 };
 
 /**
  * The reconnect policy of one watch: retries only `WatchLostError` (any other failure ends the
- * watch), without limit, with {@link watchReconnectBackoff}; stop it with the execute signal.
+ * watch), without limit, with the delays above; stop it with the execute signal.
  */
 export function watchReconnectPolicy(): RetryPolicy {
   return retry(handleType(WatchLostError), {

@@ -4,7 +4,7 @@ import type { KvEvent, KvWatchResponse } from './etcd-kv.js';
 import { toKvPair } from './to-kv-pair.js';
 
 /** One etcd event as the watch delivers it; undefined for a key the list options do not match. */
-export function toWatchEvent(ev: KvEvent, options: ListOptions): WatchEvent | undefined {
+function toWatchEvent(ev: KvEvent, options: ListOptions): WatchEvent | undefined {
   const key = pathToKey(ev.kv.key.toString('utf8'));
   if (!key || !matchesListOptions(key, options)) return undefined;
   const revision = ev.kv.mod_revision;
