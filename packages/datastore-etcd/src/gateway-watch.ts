@@ -51,13 +51,13 @@ function onWatchObject(
       }
       stop(message.error, 'canceled');
       return;
-    case 'error':
-      if (classifyEtcdError(message.error) === 'retry') deps.endpoints.moveOn(stream.index);
-      stop(
-        message.error,
-        classifyEtcdError(message.error) === 'retry' ? 'disconnected' : 'canceled',
-      );
+    case 'error': {
+      // The gateway lost its stream to etcd: retryable ends the stream (the caller resumes).
+      const retryable = classifyEtcdError(message.error) === 'retry';
+      if (retryable) deps.endpoints.moveOn(stream.index);
+      stop(message.error, retryable ? 'disconnected' : 'canceled');
       return;
+    }
   }
 }
 
