@@ -204,10 +204,6 @@ export default tseslint.config(
     files: [
       'apps/kube-controllers/src/run.ts',
       'packages/agent/src/agent-server.ts',
-      'packages/datastore-etcd/src/etcd-watch.ts',
-      'packages/datastore-etcd/src/etcd-writes.ts',
-      'packages/datastore-etcd/src/gateway-http.ts',
-      'packages/datastore-etcd/src/gateway-kv.ts',
       'packages/datastore-file/src/file-datastore.ts',
       'packages/datastore-file/src/file-watch.ts',
       'packages/datastore-k8s/src/create-k8s-datastore.ts',

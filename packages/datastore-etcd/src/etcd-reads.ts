@@ -12,7 +12,7 @@ import { prefixRange } from './prefix-range.js';
 import { toKvPair } from './to-kv-pair.js';
 
 /** Keys per range request while listing, so a large list never hits a message size limit. */
-export const LIST_PAGE_SIZE = 500;
+const LIST_PAGE_SIZE = 500;
 
 /** The read operations of the etcd Datastore. */
 export interface EtcdReads {

@@ -1,4 +1,5 @@
 import { IpamError } from '@netledger/ipam-core';
+import { ExponentialBackoff, handleWhen, noJitterGenerator, retry } from 'cockatiel';
 import type { EtcdKv } from './etcd-kv.js';
 import { classifyEtcdError, toIpamError } from './map-etcd-error.js';
 
@@ -42,7 +43,12 @@ export interface EtcdSession {
   close(): void;
 }
 
-const delay = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/** Delays between attempts: 25 ms doubling to 500 ms, no jitter. */
+const BACKOFF = { initialDelay: 25, maxDelay: 500, exponent: 2, generator: noJitterGenerator };
+const backoff = new ExponentialBackoff(BACKOFF);
+
+/** The delay the policy waits after `failed` attempts have failed (cockatiel's own sequence). */
+const delayAfter = (failed: number): number => noJitterGenerator(failed - 1, BACKOFF)[0];
 
 /**
  * Wraps a transport in the one retry policy. Transports never retry on their own: re-sending a
@@ -77,27 +83,35 @@ export function createEtcdSession(options: EtcdSessionOptions): EtcdSession {
     label,
     seenRevision: () => seen,
     assertOpen,
-    async retrying(attempt, retry = {}) {
+    async retrying(attempt, retryOptions = {}) {
       const deadline = Date.now() + options.dialTimeoutMs;
-      let backoff = 25;
-      for (;;) {
-        assertOpen();
-        try {
-          return await attempt();
-        } catch (e) {
-          if (e instanceof IpamError) throw e;
-          if (closed) throw new IpamError('Unavailable', 'datastore is closed', { cause: e });
-          if (classifyEtcdError(e) !== 'retry' || Date.now() + backoff > deadline) {
-            throw toIpamError(e, {
-              endpoints: label,
-              ...(retry.path !== undefined && { path: retry.path }),
-              outcomeUnknown: retry.outcomeUnknown?.() ?? false,
-            });
-          }
-          retry.onRetry?.();
-          await delay(backoff);
-          backoff = Math.min(backoff * 2, 500);
-        }
+      let attempts = 0;
+      // Connection-level failures only, and only while the next attempt would start before the
+      // deadline; everything else (an IpamError, a refusal, a closed session) ends the run.
+      const retryable = (e: unknown): boolean =>
+        !(e instanceof IpamError) &&
+        !closed &&
+        classifyEtcdError(e) === 'retry' &&
+        Date.now() + delayAfter(attempts) <= deadline;
+      const policy = retry(handleWhen(retryable), {
+        maxAttempts: Number.POSITIVE_INFINITY,
+        backoff,
+      });
+      policy.onRetry(() => retryOptions.onRetry?.());
+      try {
+        return await policy.execute(() => {
+          attempts++;
+          assertOpen();
+          return attempt();
+        });
+      } catch (e) {
+        if (e instanceof IpamError) throw e;
+        if (closed) throw new IpamError('Unavailable', 'datastore is closed', { cause: e });
+        throw toIpamError(e, {
+          endpoints: label,
+          ...(retryOptions.path !== undefined && { path: retryOptions.path }),
+          outcomeUnknown: retryOptions.outcomeUnknown?.() ?? false,
+        });
       }
     },
     close() {

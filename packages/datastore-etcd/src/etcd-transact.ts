@@ -4,6 +4,7 @@ import type { EtcdKv, KvKeyValue } from './etcd-kv.js';
 import type { EtcdSession } from './etcd-session.js';
 import { firstChangeAfter } from './first-change-after.js';
 import { classifyEtcdError } from './map-etcd-error.js';
+import { HISTORY_TIMEOUT_MS } from './resend-write.js';
 import { planTransaction, transactionFailure, transactionResults } from './transaction-plan.js';
 import type { PlannedWrite, TransactionPlan } from './transaction-plan.js';
 
@@ -14,9 +15,6 @@ import type { PlannedWrite, TransactionPlan } from './transaction-plan.js';
 // revision it named; a create: the revision its key was created at, if after this call began)
 // yields a candidate R, and the transaction committed exactly when every key at R is as it wrote
 // it: our bytes at mod revision R, or (a delete) absent at R and present just before.
-
-/** Timeout for reading a key's history while resolving an unknown outcome. */
-const HISTORY_TIMEOUT_MS = 5000;
 
 /** What resolving a lost transaction found. */
 type Resolution =

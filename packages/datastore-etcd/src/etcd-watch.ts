@@ -1,17 +1,15 @@
 import { IpamError } from '@netledger/ipam-core';
-import { listPrefixes, matchesListOptions, pathToKey } from '@netledger/ipam-core/adapter';
-import type {
-  KVPair,
-  ListOptions,
-  WatchEvent,
-  WatchOptions,
-  WatchStream,
-} from '@netledger/ipam-core';
-import type { KvEvent, KvWatch, KvWatchResponse } from './etcd-kv.js';
+import { listPrefixes } from '@netledger/ipam-core/adapter';
+import type { ListOptions, WatchOptions, WatchStream } from '@netledger/ipam-core';
+import type { KvWatch } from './etcd-kv.js';
 import type { EtcdSession } from './etcd-session.js';
 import { classifyEtcdError, toIpamError } from './map-etcd-error.js';
-import { prefixRange } from './prefix-range.js';
-import { toKvPair } from './to-kv-pair.js';
+import { coveringRange } from './prefix-range.js';
+import type { KeyRange } from './prefix-range.js';
+import { WatchLostError, watchReconnectPolicy } from './watch-reconnect-policy.js';
+import { createWatchQueue } from './watch-queue.js';
+import type { WatchQueue } from './watch-queue.js';
+import { takeWatchResponse } from './watch-response.js';
 
 /** A watch the datastore can end when it closes. */
 export interface EtcdWatch extends WatchStream {
@@ -19,208 +17,175 @@ export interface EtcdWatch extends WatchStream {
   end(): void;
 }
 
-const MAX_BACKOFF_MS = 2000;
+/** What every stream of one watch shares. */
+interface WatchContext {
+  readonly session: EtcdSession;
+  readonly range: KeyRange;
+  readonly options: ListOptions;
+  readonly queue: WatchQueue;
+  /** The last revision delivered; undefined until the watch is established. */
+  after: bigint | undefined;
+  readonly markEstablished: () => void;
+}
 
-/** The smallest range covering every prefix (the watch filters what it delivers). */
-function coveringRange(prefixes: string[]): { start: Buffer; end: Buffer } | undefined {
-  const ranges = prefixes.map((p) => prefixRange(p));
-  if (ranges.length === 0) return undefined;
-  let { start, end } = ranges[0]!;
-  for (const r of ranges) {
-    if (Buffer.compare(r.start, start) < 0) start = r.start;
-    if (Buffer.compare(r.end, end) > 0) end = r.end;
+/**
+ * Why etcd canceled a stream: a compacted start revision (`WatchExpired`), a transient failure
+ * (`WatchLostError`: resume), or `err` itself. etcd 3.4 cancels a compacted watch without a
+ * reason, so the start revision is probed to tell.
+ */
+async function whyCanceled(ctx: WatchContext, err: unknown): Promise<Error> {
+  const { session, range, after } = ctx;
+  try {
+    await session.kv.range({
+      key: range.start,
+      range_end: range.end,
+      limit: 1,
+      keys_only: true,
+      revision: String((after ?? 0n) + 1n),
+    });
+  } catch (e) {
+    const message = (e as Error).message;
+    if (classifyEtcdError(e) === 'compacted') {
+      return new IpamError(
+        'WatchExpired',
+        `watch revision ${after} has been compacted: ${message}`,
+        {
+          cause: e,
+        },
+      );
+    }
+    if (classifyEtcdError(e) === 'retry' || /future revision/.test(message)) {
+      return new WatchLostError(false, { cause: e });
+    }
   }
-  return { start, end };
+  return toIpamError(err, { endpoints: session.label });
+}
+
+/** The store revision now, from which a watch without a start revision delivers changes. */
+async function establish(ctx: WatchContext): Promise<bigint> {
+  const { session, range } = ctx;
+  try {
+    const res = await session.retrying(() =>
+      session.kv.range({ key: range.start, range_end: range.end, count_only: true }),
+    );
+    return BigInt(res.header.revision);
+  } catch (e) {
+    throw toIpamError(e, { endpoints: session.label });
+  }
+}
+
+/**
+ * Runs one etcd watch stream from the revision after the last one delivered, queueing what it
+ * delivers. Resolves once `signal` aborts; rejects `WatchLostError` when the stream is lost (or
+ * canceled for a transient reason), and an `IpamError` that ends the watch otherwise.
+ */
+async function runWatchStream(ctx: WatchContext, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return;
+  if (ctx.after === undefined) {
+    ctx.after = await establish(ctx);
+    ctx.markEstablished();
+    if (signal.aborted) return;
+  }
+  const { session, range } = ctx;
+  await new Promise<void>((resolve, reject) => {
+    let done = false;
+    let progressed = false;
+    /** No handler acts after this: the stream is over for this attempt. */
+    const finish = (): boolean => {
+      if (done) return false;
+      done = true;
+      signal.removeEventListener('abort', onAbort);
+      w.cancel();
+      return true;
+    };
+    const onAbort = (): void => {
+      if (finish()) resolve();
+    };
+    const lost = (cause: unknown): WatchLostError => new WatchLostError(progressed, { cause });
+    // The handlers find the watch through `w`, assigned before any response can arrive.
+    const w: KvWatch = session.kv.watch(
+      {
+        key: range.start,
+        range_end: range.end,
+        start_revision: String(ctx.after! + 1n),
+        prev_kv: true,
+      },
+      {
+        onResponse: (res) => {
+          if (done) return;
+          const taken = takeWatchResponse(res, ctx.after, ctx.options);
+          ctx.queue.push(taken.events);
+          ctx.after = taken.after;
+          if (taken.error !== undefined) {
+            if (finish()) reject(toIpamError(taken.error, { endpoints: session.label }));
+            return;
+          }
+          progressed = true;
+        },
+        onDisconnected: (err) => {
+          if (finish()) reject(lost(err));
+        },
+        onCanceled: (err) => {
+          if (!finish()) return;
+          void whyCanceled(ctx, err).then((e) => reject(e instanceof WatchLostError ? lost(e) : e));
+        },
+      },
+    );
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 /**
  * Watches the keys a list with `options` returns, delivering changes strictly after
  * `watchOptions.revision` (default: the store revision when the watch is established), in revision
- * order. After a lost connection it reconnects with backoff and resumes after the last revision it
- * delivered, so no event is lost or repeated. It throws `WatchExpired` when that revision has been
- * compacted, and `CorruptValue` (naming the key) for a value that is not valid Calico JSON. It
- * keeps retrying while etcd is unreachable; end it with `close()` or the signal.
+ * order. After a lost connection it reconnects with backoff (watch-reconnect-policy.ts) and resumes
+ * after the last revision it delivered, so no event is lost or repeated. It throws `WatchExpired`
+ * when that revision has been compacted, and `CorruptValue` (naming the key) for a value that is
+ * not valid Calico JSON. It keeps retrying while etcd is unreachable; end it with `close()` or the
+ * signal.
  */
 export function openEtcdWatch(
   session: EtcdSession,
   options: ListOptions,
   watchOptions: WatchOptions = {},
 ): EtcdWatch {
-  const { kv: etcd } = session;
   const range = coveringRange(listPrefixes(options));
-  let after = watchOptions.revision === undefined ? undefined : BigInt(watchOptions.revision);
-  const queue: WatchEvent[] = [];
-  let failure: IpamError | undefined;
-  let ended = false;
-  let wake: (() => void) | undefined;
-  let watcher: KvWatch | undefined;
-  let backoff = 50;
   let markEstablished!: () => void;
   const established = new Promise<void>((resolve) => (markEstablished = resolve));
-  if (after !== undefined) markEstablished();
-
-  const signal = (): void => {
-    wake?.();
-  };
-  const detach = (w: KvWatch): void => {
-    if (watcher === w) watcher = undefined;
-    w.cancel();
-  };
+  if (watchOptions.revision !== undefined) markEstablished();
+  const stop = new AbortController();
   const end = (): void => {
-    ended = true;
     markEstablished();
-    if (watcher) detach(watcher);
-    signal();
+    stop.abort();
+    queue.end();
   };
-  const fail = (e: IpamError): void => {
-    failure ??= e;
-    end();
-  };
-
-  const toEvent = (ev: KvEvent): WatchEvent | undefined => {
-    const key = pathToKey(ev.kv.key.toString('utf8'));
-    if (!key || !matchesListOptions(key, options)) return undefined;
-    const revision = ev.kv.mod_revision;
-    if (ev.type.toLowerCase() === 'delete') {
-      let previous: KVPair | undefined;
-      try {
-        previous = ev.prev_kv ? toKvPair(key, ev.prev_kv) : undefined;
-      } catch {
-        previous = undefined; // a corrupt old value does not hide the delete itself
-      }
-      return { type: 'deleted', key, ...(previous && { previous }), revision };
-    }
-    return {
-      type: ev.kv.version === '1' ? 'added' : 'modified',
-      kv: toKvPair(key, ev.kv),
-      revision,
-    };
-  };
-
-  const onData = (w: KvWatch, res: KvWatchResponse): void => {
-    if (watcher !== w || ended) return;
-    // etcd never splits a revision across responses, and a transaction puts several events at one
-    // revision: compare with what earlier responses delivered, so none of them is taken for a replay.
-    const delivered = after;
-    for (const ev of res.events) {
-      const revision = BigInt(ev.kv.mod_revision);
-      if (delivered !== undefined && revision <= delivered) continue; // replayed after a reconnect
-      try {
-        const event = toEvent(ev);
-        if (event) queue.push(event);
-      } catch (e) {
-        fail(toIpamError(e, { endpoints: session.label }));
-        return;
-      }
-      after = revision;
-    }
-    // A progress notification: everything up to the header revision has been sent.
-    if (res.events.length === 0 && res.header?.revision) {
-      const revision = BigInt(res.header.revision);
-      if (after === undefined || revision > after) after = revision;
-    }
-    backoff = 50;
-    signal();
-  };
-
-  const scheduleConnect = (): void => {
-    if (ended) return;
-    setTimeout(() => void connect(), backoff);
-    backoff = Math.min(backoff * 2, MAX_BACKOFF_MS);
-  };
-  const reconnect = (w: KvWatch): void => {
-    if (watcher !== w) return;
-    detach(w);
-    scheduleConnect();
-  };
-
-  const onCanceled = async (w: KvWatch, err: unknown): Promise<void> => {
-    if (watcher !== w || !range) return;
-    detach(w);
-    // etcd 3.4 cancels a compacted watch without a reason: probe the start revision to tell.
-    try {
-      await etcd.range({
-        key: range.start,
-        range_end: range.end,
-        limit: 1,
-        keys_only: true,
-        revision: String((after ?? 0n) + 1n),
-      });
-    } catch (e) {
-      if (classifyEtcdError(e) === 'compacted') {
-        fail(
-          new IpamError(
-            'WatchExpired',
-            `watch revision ${after} has been compacted: ${(e as Error).message}`,
-            { cause: e },
-          ),
-        );
-        return;
-      }
-      if (classifyEtcdError(e) === 'retry' || /future revision/.test((e as Error).message)) {
-        scheduleConnect();
-        return;
-      }
-    }
-    fail(toIpamError(err, { endpoints: session.label }));
-  };
-
-  async function connect(): Promise<void> {
-    if (ended || !range) return;
-    if (after === undefined) {
-      try {
-        const res = await session.retrying(() =>
-          etcd.range({ key: range.start, range_end: range.end, count_only: true }),
-        );
-        after = BigInt(res.header.revision);
-        markEstablished();
-      } catch (e) {
-        fail(toIpamError(e, { endpoints: session.label }));
-        return;
-      }
-      if (ended) return;
-    }
-    // The handlers find the watch through `w`, assigned before any response can arrive.
-    const w: KvWatch = etcd.watch(
-      {
-        key: range.start,
-        range_end: range.end,
-        start_revision: String(after + 1n),
-        prev_kv: true,
-      },
-      {
-        onResponse: (res) => onData(w, res),
-        onDisconnected: () => reconnect(w),
-        onCanceled: (err) => void onCanceled(w, err),
-      },
-    );
-    watcher = w;
-  }
+  const queue = createWatchQueue(end);
 
   if (watchOptions.signal?.aborted) end();
   watchOptions.signal?.addEventListener('abort', end, { once: true });
-  void connect();
-
+  if (range) {
+    const ctx: WatchContext = {
+      session,
+      range,
+      options,
+      queue,
+      after: watchOptions.revision === undefined ? undefined : BigInt(watchOptions.revision),
+      markEstablished,
+    };
+    watchReconnectPolicy()
+      .execute(({ signal }) => runWatchStream(ctx, signal), stop.signal)
+      .catch((e: unknown) => {
+        // A lost stream ends the policy only once the watch is stopped: nothing to report then.
+        if (!(e instanceof WatchLostError)) {
+          queue.fail(e instanceof IpamError ? e : toIpamError(e, { endpoints: session.label }));
+        }
+        end();
+      });
+  }
   return {
     established,
     end,
     close: end,
-    async *[Symbol.asyncIterator]() {
-      try {
-        for (;;) {
-          const next = queue.shift();
-          if (next) {
-            yield next;
-            continue;
-          }
-          if (failure) throw failure;
-          if (ended) return;
-          await new Promise<void>((resolve) => (wake = resolve));
-          wake = undefined;
-        }
-      } finally {
-        end();
-      }
-    },
+    [Symbol.asyncIterator]: () => queue[Symbol.asyncIterator](),
   };
 }

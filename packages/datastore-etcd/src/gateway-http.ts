@@ -1,9 +1,9 @@
-import type { ClientRequest, IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
-import { EtcdKvError } from './etcd-kv-error.js';
-import { GatewayUnreachableError, gatewayStatusError } from './gateway-error.js';
-import { createJsonObjectSplitter } from './json-object-splitter.js';
+import type { ClientRequest } from 'node:http';
+import type { EtcdKvError } from './etcd-kv-error.js';
 import type { TlsMaterial } from './load-tls-material.js';
+import { postGatewayJson } from './post-gateway-json.js';
+import { startGatewayRequest } from './start-gateway-request.js';
+import { streamGatewayJson } from './stream-gateway-json.js';
 
 /** What {@link createGatewayHttp} needs. */
 export interface GatewayHttpOptions {
@@ -17,7 +17,7 @@ export interface GatewayHttpOptions {
 }
 
 /** One POST to one endpoint. */
-interface GatewayRequest {
+export interface GatewayRequest {
   /** `http(s)://host:port`. */
   readonly endpoint: string;
   /** e.g. `/v3/kv/range`. */
@@ -29,7 +29,7 @@ interface GatewayRequest {
 }
 
 /** Where a streaming answer goes. */
-interface GatewayStreamHandlers {
+export interface GatewayStreamHandlers {
   /** Each JSON object of the answer, as it completes. */
   onObject(value: unknown): void;
   /** The stream is over: the connection failed or ended, or etcd answered with an error status. */
@@ -51,40 +51,11 @@ export interface GatewayHttp {
 }
 
 /**
- * Reads a whole answer and calls `done` once: with its text, or with the error that cut it off.
- */
-function readAnswer(
-  endpoint: string,
-  res: IncomingMessage,
-  done: (error: EtcdKvError | undefined, text: string) => void,
-): void {
-  const chunks: Buffer[] = [];
-  let finished = false;
-  const finish = (error: EtcdKvError | undefined): void => {
-    if (finished) return;
-    finished = true;
-    done(error, error ? '' : Buffer.concat(chunks).toString('utf8'));
-  };
-  res.on('data', (chunk: Buffer) => chunks.push(chunk));
-  res.on('end', () => finish(undefined));
-  res.on('error', (e) => finish(new GatewayUnreachableError(endpoint, e, true)));
-  res.on('close', () => {
-    if (!res.complete) {
-      finish(new GatewayUnreachableError(endpoint, new Error('answer cut off'), true));
-    }
-  });
-}
-
-const closedError = (): EtcdKvError =>
-  new EtcdKvError('etcd gateway client closed', { errorClass: 'closed' });
-
-/**
  * Creates the HTTP client of the gateway transport over one keep-alive agent (TLS material from
  * `loadTlsMaterial` for `https`). Idle connections do not keep the process alive.
  */
 export function createGatewayHttp(options: GatewayHttpOptions): GatewayHttp {
-  // Loaded here, not on import: importing the package costs nothing until a store is created, and
-  // a V8 start-up snapshot (the CNI plugin's) can hold this module, which node:http cannot be in.
+  // Loaded here, not on import (see start-gateway-request.ts).
   const http = process.getBuiltinModule('node:http');
   const https = process.getBuiltinModule('node:https');
   const agent = options.secure
@@ -97,151 +68,17 @@ export function createGatewayHttp(options: GatewayHttpOptions): GatewayHttp {
     : new http.Agent({ keepAlive: true });
   const inFlight = new Set<ClientRequest>();
   let closed = false;
-
-  /**
-   * Starts a POST. `fail` gets every error before an answer; `answer` gets the answer. The
-   * request is destroyed (with `fail` called) when it does not connect in time.
-   */
-  const send = (
-    request: GatewayRequest,
-    answer: (res: IncomingMessage) => void,
-    fail: (e: EtcdKvError) => void,
-  ): ClientRequest => {
-    const body = JSON.stringify(request.body);
-    const url = new URL(request.path, request.endpoint);
-    const req = (options.secure ? https : http).request(url, {
-      method: 'POST',
-      agent,
-      headers: {
-        'content-type': 'application/json',
-        'content-length': Buffer.byteLength(body),
-        ...(request.token !== undefined && { authorization: request.token }),
-      },
-    });
-    inFlight.add(req);
-    let connected = false;
-    let connectTimer: NodeJS.Timeout | undefined;
-    req.on('socket', (socket: Socket) => {
-      if (!socket.connecting) {
-        connected = true; // a kept-alive connection
-        return;
-      }
-      connectTimer = setTimeout(
-        () => req.destroy(new Error(`no connection within ${options.connectTimeoutMs} ms`)),
-        options.connectTimeoutMs,
-      );
-      socket.once(options.secure ? 'secureConnect' : 'connect', () => {
-        connected = true;
-        clearTimeout(connectTimer);
-      });
-    });
-    req.on('response', (res) => {
-      clearTimeout(connectTimer);
-      answer(res);
-    });
-    req.on('error', (e) => {
-      clearTimeout(connectTimer);
-      fail(closed ? closedError() : new GatewayUnreachableError(request.endpoint, e, connected));
-    });
-    req.on('close', () => {
-      clearTimeout(connectTimer);
-      inFlight.delete(req);
-    });
-    if (closed) req.destroy(new Error('closed'));
-    else req.end(body);
-    return req;
-  };
+  const start = startGatewayRequest({
+    secure: options.secure,
+    agent,
+    connectTimeoutMs: options.connectTimeoutMs,
+    inFlight,
+    isClosed: () => closed,
+  });
 
   return {
-    post(request) {
-      return new Promise((resolve, reject) => {
-        let settled = false;
-        const settle = (outcome: () => void): void => {
-          if (settled) return;
-          settled = true;
-          clearTimeout(timer);
-          outcome();
-        };
-        const fail = (e: EtcdKvError): void => settle(() => reject(e));
-        const timer = setTimeout(() => {
-          // Sent (a slower connect fails first, see connectTimeoutMs): the outcome is unknown.
-          const timeout = new Error(`request timed out after ${options.requestTimeoutMs} ms`);
-          fail(new GatewayUnreachableError(request.endpoint, timeout, true));
-          req.destroy();
-        }, options.requestTimeoutMs);
-        const req = send(
-          request,
-          (res) =>
-            readAnswer(request.endpoint, res, (e, text) => {
-              if (e) fail(e);
-              else if (res.statusCode !== 200) {
-                fail(gatewayStatusError(request.endpoint, res.statusCode ?? 0, text));
-              } else {
-                try {
-                  const value: unknown = JSON.parse(text);
-                  settle(() => resolve(value));
-                } catch {
-                  fail(
-                    new EtcdKvError(`${request.endpoint} answered with invalid JSON`, {
-                      errorClass: 'other',
-                    }),
-                  );
-                }
-              }
-            }),
-          fail,
-        );
-      });
-    },
-
-    stream(request, handlers) {
-      let over = false;
-      const end = (e: EtcdKvError): void => {
-        if (over) return;
-        over = true;
-        handlers.onEnd(e);
-        req.destroy();
-      };
-      const req = send(
-        request,
-        (res) => {
-          if (res.statusCode !== 200) {
-            readAnswer(request.endpoint, res, (e, text) =>
-              end(e ?? gatewayStatusError(request.endpoint, res.statusCode ?? 0, text)),
-            );
-            return;
-          }
-          const splitter = createJsonObjectSplitter();
-          res.setEncoding('utf8'); // a character cut between chunks is decoded whole
-          res.on('data', (text: string) => {
-            let objects: unknown[];
-            try {
-              objects = splitter.push(text);
-            } catch (e) {
-              const message = `${request.endpoint} sent a malformed stream: ${String(e)}`;
-              end(new EtcdKvError(message, { errorClass: 'other' }));
-              return;
-            }
-            for (const value of objects) {
-              if (over) return;
-              handlers.onObject(value);
-            }
-          });
-          const lost = (e: Error): void =>
-            end(new GatewayUnreachableError(request.endpoint, e, true));
-          res.on('error', lost);
-          res.on('close', () => lost(new Error('stream ended')));
-        },
-        end,
-      );
-      return {
-        abort() {
-          over = true;
-          req.destroy();
-        },
-      };
-    },
-
+    post: (request) => postGatewayJson(start, request, options.requestTimeoutMs),
+    stream: (request, handlers) => streamGatewayJson(start, request, handlers),
     close() {
       if (closed) return;
       closed = true;

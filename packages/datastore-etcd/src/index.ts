@@ -1,12 +1,1 @@
 export { createEtcdDatastore } from './create-etcd-datastore.js';
-export { createEtcdGatewayDatastore } from './create-etcd-gateway-datastore.js';
-export type { EtcdGatewayDatastoreOptions } from './create-etcd-gateway-datastore.js';
-export type { EtcdDatastore } from './datastore-on-kv.js';
-export type { EtcdDatastoreOptions, EtcdTransport } from './etcd-datastore-options.js';
-export { parseEtcdEndpoints } from './parse-etcd-endpoints.js';
-export type { ParseEtcdEndpointsOptions } from './parse-etcd-endpoints.js';
-export { loadTlsMaterial } from './load-tls-material.js';
-export type { EtcdTlsOptions, TlsMaterial } from './load-tls-material.js';
-export { classifyEtcdError, toIpamError } from './map-etcd-error.js';
-export type { EtcdErrorClass, EtcdErrorContext } from './map-etcd-error.js';
-export { LIST_PAGE_SIZE } from './etcd-reads.js';

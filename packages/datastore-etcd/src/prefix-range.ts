@@ -20,3 +20,15 @@ export function prefixRange(prefix: string | Buffer): KeyRange {
   }
   return { start, end: Buffer.from([0]) };
 }
+
+/** The smallest range covering every prefix (undefined for none); a watch filters what it delivers. */
+export function coveringRange(prefixes: readonly string[]): KeyRange | undefined {
+  const ranges = prefixes.map((p) => prefixRange(p));
+  if (ranges.length === 0) return undefined;
+  let { start, end } = ranges[0]!;
+  for (const r of ranges) {
+    if (Buffer.compare(r.start, start) < 0) start = r.start;
+    if (Buffer.compare(r.end, end) > 0) end = r.end;
+  }
+  return { start, end };
+}
