@@ -224,8 +224,6 @@ export default tseslint.config(
       'packages/file-lock/src/file-lock.ts',
       'packages/ipam-core/src/datastore/memory-datastore.ts',
       'packages/ipam-core/src/datastore/mirrored-datastore.ts',
-      'packages/ipam-core/src/selector/parse-expression.ts',
-      'packages/ipam-core/src/selector/tokenize.ts',
       'tools/kube-test-apiserver/src/start-test-apiserver.ts',
       'tools/reliability/src/fault-proxy.ts',
       'tools/reliability/src/worker/host-worker.ts',
