@@ -103,9 +103,10 @@ async function assignBothFamilies(
  * The client's `autoAssign`: checks the arguments before reading or writing anything, then,
  * holding the host's lock, reads the pools, reservations, config and affinities once and assigns
  * IPv4 then IPv6 addresses. On an `IpamError` mid-way, `error.partial` is `{ v4, v6 }` with what
- * was assigned so far (the failing family's own partial result included).
+ * was assigned so far (the failing family's own partial result included). Never throws
+ * synchronously: bad arguments reject the promise.
  */
-export function autoAssignForHost(
+export async function autoAssignForHost(
   ctx: IpamContext,
   a: AutoAssignArgs,
   hostLocks: KeyedMutex,
