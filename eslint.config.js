@@ -222,7 +222,6 @@ export default tseslint.config(
       'packages/device-daemon/src/device-daemon.ts',
       'packages/device-daemon/src/netlink-bridge-driver.ts',
       'packages/file-lock/src/file-lock.ts',
-      'packages/ipam-core/src/datastore/mirrored-datastore.ts',
       'tools/kube-test-apiserver/src/start-test-apiserver.ts',
       'tools/reliability/src/fault-proxy.ts',
       'tools/reliability/src/worker/host-worker.ts',

@@ -47,9 +47,10 @@ export {
 export { createWatchHub } from './datastore/watch-hub.js';
 export type { Subscription, WatchHub, WatchHubOptions } from './datastore/watch-hub.js';
 export { SortedKeys } from './datastore/sorted-keys.js';
-export { DEFAULT_MIRRORED_KINDS, createMirroredDatastore } from './datastore/mirrored-datastore.js';
+export { createMirroredDatastore } from './datastore/mirrored-datastore.js';
+export { DEFAULT_MIRRORED_KINDS } from './datastore/mirror-scope.js';
+export type { MirrorTimers } from './datastore/mirror-sync.js';
 export type {
-  MirrorTimers,
   MirroredDatastore,
   MirroredDatastoreOptions,
 } from './datastore/mirrored-datastore.js';
