@@ -3,7 +3,7 @@ import { parseCidr } from './parse-cidr.js';
 import { tryParseIp } from './parse-ip.js';
 
 /** Attribute value of `type` for each kind of tunnel address. */
-export const TUNNEL_ADDRESS_TYPES = [
+const TUNNEL_ADDRESS_TYPES = [
   'ipipTunnelAddress',
   'vxlanTunnelAddress',
   'vxlanV6TunnelAddress',
@@ -12,7 +12,7 @@ export const TUNNEL_ADDRESS_TYPES = [
 ] as const;
 
 /** Why {@link allocationIsValid} judged an allocation valid. */
-export type ValidReason =
+type ValidReason =
   | 'tunnel-has-node'
   | 'vm-attrs-missing'
   | 'kubevirt-absent'
@@ -27,7 +27,7 @@ export type ValidReason =
   | 'ip-in-endpoint';
 
 /** Why {@link allocationIsValid} judged an allocation invalid (owner gone or moved). */
-export type InvalidReason =
+type InvalidReason =
   | 'tunnel-node-unknown'
   | 'vm-gone'
   | 'pod-not-found'

@@ -9,7 +9,7 @@ export const WINDOWS_RESERVED_HANDLE = 'windows-reserved-ipam-handle';
 export const VM_RECREATION_GRACE_MS = 5 * 60 * 1000;
 
 /** `valid`: leave it; `candidate`: suspected, grace running; `leak`: confirmed, may be released. */
-export type LeakVerdict = 'valid' | 'candidate' | 'leak';
+type LeakVerdict = 'valid' | 'candidate' | 'leak';
 
 /** Which row of the leak table decided the verdict. */
 export type LeakReason =

@@ -1,6 +1,5 @@
 export { AccountingError } from './accounting-error.js';
-export type { AccountingErrorCode } from './accounting-error.js';
-export type { IpAddress, IpVersion } from './ip-address.js';
+export type { IpAddress } from './ip-address.js';
 export { parseIp } from './parse-ip.js';
 export { formatIp } from './format-ip.js';
 export { compareIps } from './compare-ips.js';
@@ -17,35 +16,18 @@ export {
 } from './cidr.js';
 export type { Cidr } from './cidr.js';
 export { parseCidr } from './parse-cidr.js';
-export type { ParseCidrOptions } from './parse-cidr.js';
 export { formatCidr } from './format-cidr.js';
-export { IpSet } from './ip-set.js';
-export type { IpRange } from './ip-set.js';
 export { parseReservedCidrs } from './parse-reserved-cidrs.js';
-export type { ReservedCidrs } from './parse-reserved-cidrs.js';
 export { countPoolSpace } from './count-pool-space.js';
-export type { PoolSpace, PoolSpaceInput } from './count-pool-space.js';
 export { numReservedIpsInCidr } from './num-reserved-ips-in-cidr.js';
 export { createAddressFilter } from './address-filter.js';
 export type { AddressFilter } from './address-filter.js';
-export { filterOutDuplicates } from './filter-out-duplicates.js';
 export { attributeBlockToPool } from './attribute-block-to-pool.js';
-export type {
-  AllocationFacts,
-  LeakState,
-  PodFacts,
-  PodLookup,
-  VmLookup,
-} from './allocation-facts.js';
-export {
-  TUNNEL_ADDRESS_TYPES,
-  allocationIsValid,
-  isTunnelAllocation,
-} from './allocation-is-valid.js';
-export type { AllocationValidity, InvalidReason, ValidReason } from './allocation-is-valid.js';
+export type { PodFacts, PodLookup, VmLookup } from './allocation-facts.js';
+export { isTunnelAllocation } from './allocation-is-valid.js';
 export {
   VM_RECREATION_GRACE_MS,
   WINDOWS_RESERVED_HANDLE,
   classifyAllocation,
 } from './classify-allocation.js';
-export type { AllocationClassification, LeakReason, LeakVerdict } from './classify-allocation.js';
+export type { AllocationClassification, LeakReason } from './classify-allocation.js';

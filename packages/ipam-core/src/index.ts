@@ -1,28 +1,22 @@
 // @netledger/ipam-core: Calico's IPAM client over a Datastore port. What library users need: the client
-// (createIpamClient) with its arguments, results and errors, the Datastore port and the in-memory
+// (createIpamClient) with its results and errors, the Datastore port and the in-memory
 // store, the model's types, Clock/Random, and the validation and pool-qualification rules a caller
 // may want to run before writing. Helpers for writing a store adapter are in
 // `@netledger/ipam-core/adapter`; the pure block functions in `@netledger/ipam-core/block`.
 
 export { IpamError, isIpamError } from './errors.js';
-export type { IpamErrorCode, IpamErrorKind, IpamErrorOptions } from './errors.js';
-export { AttributeKey } from './model/block.js';
+export type { IpamErrorCode } from './errors.js';
 export type { AllocationAttribute, AllocationBlock } from './model/block.js';
-export type { StoredJson, UnknownJsonKey } from './model/stored-json.js';
-export type { AffinityType, BlockAffinity, BlockAffinityState } from './model/block-affinity.js';
+export type { AffinityType, BlockAffinity } from './model/block-affinity.js';
 export type { IpamHandle } from './model/ipam-handle.js';
-export type { IpamConfigValue, VmAddressPersistence } from './model/ipam-config.js';
+export type { IpamConfigValue } from './model/ipam-config.js';
 export type {
-  AssignmentMode,
   ClusterInformation,
-  Condition,
   IPPool,
   IPPoolAllowedUse,
   IPPoolSpec,
   IPReservation,
-  IpamHostValue,
   Node,
-  ObjectMeta,
 } from './model/resources.js';
 export { KINDS } from './model/keys.js';
 export type { DatastoreKey, Kind, ListOptions } from './model/keys.js';
@@ -38,51 +32,30 @@ export type {
   WatchStream,
 } from './datastore/datastore.js';
 export { createMemoryDatastore } from './datastore/memory-datastore.js';
-export type { MemoryDatastoreOptions } from './datastore/memory-datastore.js';
 export { validatePool } from './pools/pool-validation.js';
 export { enabledPools, isTerminating } from './pools/enabled-pools.js';
 export { filterPoolsByUse, selectsNode } from './pools/pool-qualification.js';
-export {
-  DEFAULT_IPAM_CONFIG,
-  DEFAULT_MAX_BLOCKS_PER_HOST,
-  validateIpamConfig,
-} from './config/ipam-config.js';
+export { DEFAULT_IPAM_CONFIG } from './config/ipam-config.js';
 export type { IpamConfig } from './config/ipam-config.js';
 export type { ResourceClient } from './resources/resource-client.js';
 export { validateReservation } from './resources/reservation-validation.js';
-export { MAX_RESOURCE_NAME_LENGTH, validateResourceName } from './model/resource-name.js';
+export { MAX_RESOURCE_NAME_LENGTH } from './model/resource-name.js';
 export {
-  MAX_ANNOTATIONS_BYTES,
-  MAX_OBJECT_BYTES,
   dns1123LabelProblem,
   dns1123SubdomainProblem,
   validateObjectMeta,
 } from './limits/object-limits.js';
 export { unknownResourceFields } from './codec/unknown-fields.js';
 export { goUtcTimestamp } from './codec/go-time.js';
-export type { ManifestResourceKind } from './codec/unknown-fields.js';
-export type { BlockUtilization, PoolUtilization } from './utilization/utilization.js';
-export { countToBigInt, toCount } from './utilization/count.js';
+export type { PoolUtilization } from './utilization/utilization.js';
+export { countToBigInt } from './utilization/count.js';
 export type { Count } from './utilization/count.js';
 export type { ReleaseOptions } from './block/block-release.js';
-export type {
-  OwnerAttributePreconditions,
-  OwnerAttributeUpdates,
-} from './block/owner-attributes.js';
 export { createIpamClient } from './client/ipam-client.js';
-export type { IpamClient, IpamClientOptions } from './client/ipam-client.js';
+export type { IpamClient } from './client/ipam-client.js';
 export { formatIpamReport } from './client/ipam-report.js';
-export type {
-  IpamReport,
-  IpamReportLevel,
-  IpamReportOperation,
-  IpamReporter,
-} from './client/ipam-report.js';
-export type { AssignIpArgs } from './client/assign-ip.js';
-export type { AutoAssignArgs, IpamAssignments } from './client/assignments.js';
+export type { IpamReporter } from './client/ipam-report.js';
+export type { IpamAssignments } from './client/assignments.js';
 export { partialFulfillmentError } from './client/assignments.js';
-export type { BlockArgs } from './client/ensure-block.js';
-export type { AffinityConfig } from './client/ipam-context.js';
-export type { ReleaseResult } from './client/release-ips.js';
 export type { Clock, Random } from './client/clock.js';
 export { systemClock, systemRandom } from './client/clock.js';

@@ -4,7 +4,7 @@
 // annotations, and the KubeControllersConfiguration's `controllers.loadBalancer`. Pure.
 
 export { SERVICE_ANNOTATIONS, slimService } from './load-balancer/slim-service.js';
-export type { IngressEntry, ServicePort, SlimService } from './load-balancer/slim-service.js';
+export type { IngressEntry, SlimService } from './load-balancer/slim-service.js';
 export {
   LOAD_BALANCER_CLASS,
   isManagedLoadBalancer,

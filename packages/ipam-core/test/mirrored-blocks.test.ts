@@ -1,10 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { blockKey } from '../src/client/block-reader-writer.js';
 import type { IpamClient } from '../src/client/ipam-client.js';
-import {
-  DEFAULT_MIRRORED_KINDS,
-  createMirroredDatastore,
-} from '../src/datastore/mirrored-datastore.js';
+import { DEFAULT_MIRRORED_KINDS } from '../src/datastore/mirror-scope.js';
+import { createMirroredDatastore } from '../src/datastore/mirrored-datastore.js';
 import { createIpamClient } from '../src/client/ipam-client.js';
 import { createTestCluster, createSeededRandom } from './test-cluster.js';
 

@@ -2,7 +2,7 @@ import type { AllocationBlock } from '../model/block.js';
 import { blockGeometry } from './block-geometry.js';
 
 /** What can be structurally wrong with a block. */
-export type BlockProblemCode =
+type BlockProblemCode =
   | 'MissingAttribute'
   | 'UnreferencedAttribute'
   | 'ReleasedInFuture'

@@ -4,17 +4,16 @@ import type {
   OwnerAttributeUpdates,
 } from '../block/owner-attributes.js';
 import type { ReleaseOptions } from '../block/block-release.js';
-import { garbageCollectBlock } from '../block/garbage-collect.js';
 import type { IpamConfig } from '../config/ipam-config.js';
 import type { Datastore } from '../datastore/datastore.js';
-import { IpamError, isIpamError } from '../errors.js';
+import { IpamError } from '../errors.js';
 import type { AllocationAttribute } from '../model/block.js';
 import type { IPPool, IPReservation, Node } from '../model/resources.js';
 import type { ResourceClient } from '../resources/resource-client.js';
 import { createResourceClients } from '../resources/resource-client.js';
 import type { Count } from '../utilization/count.js';
 import type { PoolUtilization } from '../utilization/utilization.js';
-import { computeUtilization, numReservedIpsInCidr } from '../utilization/utilization.js';
+import { numReservedIpsInCidr } from '../utilization/utilization.js';
 import {
   claimAffinity,
   releaseAffinity,
@@ -26,18 +25,18 @@ import {
 import { assignIp } from './assign-ip.js';
 import type { AssignIpArgs } from './assign-ip.js';
 import type { AutoAssignArgs, IpamAssignments } from './assignments.js';
-import { emptyAssignments } from './assignments.js';
-import { affinityFor, autoAssignVersion } from './auto-assign.js';
-import { updateBlock } from './block-reader-writer.js';
-import { checkPoolFamily, checkRequestedPools } from './check-pool-family.js';
+import { affinityFor } from './auto-assign.js';
+import { autoAssignForHost } from './auto-assign-for-host.js';
 import type { Clock, Random } from './clock.js';
 import { systemClock, systemRandom } from './clock.js';
 import { ensureBlock } from './ensure-block.js';
+import { garbageCollectColdIps } from './garbage-collect-cold-ips.js';
+import { getUtilization } from './get-utilization.js';
 import type { BlockArgs } from './ensure-block.js';
 import type { AffinityConfig, IpamContext } from './ipam-context.js';
 import type { IpamReporter } from './ipam-report.js';
 import { setIpamConfig } from './ipam-config-operations.js';
-import { loadAssignInputs, loadConfig, loadPools, loadReservationResources } from './ipam-reads.js';
+import { loadConfig } from './ipam-reads.js';
 import { ipsByHandle } from './ips-by-handle.js';
 import { createKeyedMutex } from './keyed-mutex.js';
 import { getAssignmentAttributes, moveIpToHandle, setOwnerAttributes } from './owner-operations.js';
@@ -191,16 +190,6 @@ export interface IpamClientOptions {
   readonly report?: IpamReporter;
 }
 
-const nonNegativeInt = (n: number | undefined, what: string): number => {
-  const v = n ?? 0;
-  if (!Number.isSafeInteger(v) || v < 0)
-    throw new IpamError(
-      'InvalidArgument',
-      `${what} must be a non-negative integer, got ${String(n)}`,
-    );
-  return v;
-};
-
 /**
  * Creates an IPAM client. Requests for one host are serialised within the process (a daemon
  * serving a burst of pods queues them instead of racing itself for the same block); releases
@@ -227,64 +216,9 @@ export function createIpamClient(options: IpamClientOptions): IpamClient {
     releasePoolAffinities: (cidr) => releasePoolAffinities(ctx, cidr),
   });
 
-  async function autoAssign(
-    a: AutoAssignArgs,
-  ): Promise<{ v4: IpamAssignments; v6: IpamAssignments }> {
-    const num4 = nonNegativeInt(a.num4, 'num4');
-    const num6 = nonNegativeInt(a.num6, 'num6');
-    if (!a.hostname) throw new IpamError('InvalidArgument', 'hostname is required');
-    if (!a.intendedUse)
-      throw new IpamError('UseRequired', 'must specify the intended use when assigning an IP');
-    // Both families' pool lists are checked before anything is allocated: CIDRs here, and
-    // names (which need the pools) once the pools are loaded.
-    if (num4 > 0) checkPoolFamily(4, a.ipv4Pools);
-    if (num6 > 0) checkPoolFamily(6, a.ipv6Pools);
-    const affinity = affinityFor(a.intendedUse, a.hostname);
-    return hostLocks.run(`${affinity.affinityType}:${affinity.host}`, async () => {
-      const { pools, reservations, config, affinities } = await loadAssignInputs(ctx, affinity);
-      checkRequestedPools(pools, [
-        ...(num4 > 0
-          ? [{ version: 4 as const, requested: a.ipv4Pools, hostReserved: a.hostReservedAttrIPv4s }]
-          : []),
-        ...(num6 > 0
-          ? [{ version: 6 as const, requested: a.ipv6Pools, hostReserved: a.hostReservedAttrIPv6s }]
-          : []),
-      ]);
-      let v4 = emptyAssignments(4, num4);
-      let v6 = emptyAssignments(6, num6);
-      const run = async (version: 4 | 6, num: number): Promise<IpamAssignments> => {
-        try {
-          const requested = version === 4 ? a.ipv4Pools : a.ipv6Pools;
-          const hostReserved = version === 4 ? a.hostReservedAttrIPv4s : a.hostReservedAttrIPv6s;
-          return await autoAssignVersion(ctx, {
-            version,
-            num,
-            args: a,
-            ...(requested && requested.length > 0 && { requestedPools: requested }),
-            ...(hostReserved && { hostReserved }),
-            pools,
-            reservations,
-            config,
-            affinities,
-          });
-        } catch (e) {
-          if (!isIpamError(e)) throw e;
-          const partial =
-            (e.partial as IpamAssignments | undefined) ?? emptyAssignments(version, num);
-          if (version === 4) v4 = partial;
-          else v6 = partial;
-          throw new IpamError(e.code, e.message, { partial: { v4, v6 }, cause: e });
-        }
-      };
-      if (num4 > 0) v4 = await run(4, num4);
-      if (num6 > 0) v6 = await run(6, num6);
-      return { v4, v6 };
-    });
-  }
-
   return {
     ...resources,
-    autoAssign,
+    autoAssign: (a) => autoAssignForHost(ctx, a, hostLocks),
     assignIp: (a) => {
       if (!a.hostname)
         return Promise.reject(new IpamError('InvalidArgument', 'hostname is required'));
@@ -309,32 +243,9 @@ export function createIpamClient(options: IpamClientOptions): IpamClient {
     ensureBlock: (a) => hostLocks.run(`host:${a.hostname}`, () => ensureBlock(ctx, a)),
     getIpamConfig: () => loadConfig(ctx),
     setIpamConfig: (c) => setIpamConfig(ctx, c),
-    getUtilization: async (a) => {
-      const [pools, blocks, reservations] = await Promise.all([
-        loadPools(ctx),
-        ctx.ds.list({ kind: 'IPAMBlock' }),
-        loadReservationResources(ctx),
-      ]);
-      return computeUtilization({
-        pools,
-        blocks: blocks.items.map((kv) => kv.value),
-        reservations,
-        ...(a?.pools && { wanted: a.pools }),
-      });
-    },
+    getUtilization: (a) => getUtilization(ctx, a),
     numReservedIpsInCidr: (cidr, reservations) => numReservedIpsInCidr(cidr, reservations),
-    garbageCollectColdIps: async (blockCidr) => {
-      const config = await loadConfig(ctx);
-      return blockLocks.run(blockCidr, async () => {
-        const kv = await ctx.ds.get({ kind: 'IPAMBlock', cidr: blockCidr });
-        const { block, changed } = garbageCollectBlock(kv.value, {
-          nowMs: ctx.clock.now(),
-          cooldownSeconds: config.ipCooldownSeconds,
-        });
-        if (changed) await updateBlock(ctx, kv, block);
-        return changed;
-      });
-    },
+    garbageCollectColdIps: (blockCidr) => garbageCollectColdIps(ctx, blockCidr, blockLocks),
     upgradeHost: async (node) => {
       await ctx.ds.upgradeAffinityLabels?.(node);
     },

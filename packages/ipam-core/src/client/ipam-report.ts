@@ -1,7 +1,7 @@
 import type { IpamContext } from './ipam-context.js';
 
 /** How serious a reported failure is: the level Calico logs the same failure at. */
-export type IpamReportLevel = 'warning' | 'error';
+type IpamReportLevel = 'warning' | 'error';
 
 /**
  * The best-effort steps whose failure the client reports instead of failing the operation (Calico
@@ -18,7 +18,7 @@ export type IpamReportLevel = 'warning' | 'error';
  * - `releaseHostAffinity`: one of a host's affinities could not be released; the others are, and
  *   only the last such failure is thrown.
  */
-export type IpamReportOperation =
+type IpamReportOperation =
   | 'decrementHandle'
   | 'ensureConsistentAffinity'
   | 'deleteAffinity'

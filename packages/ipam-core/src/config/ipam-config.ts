@@ -25,7 +25,7 @@ export const DEFAULT_IPAM_CONFIG: Readonly<IpamConfig> = Object.freeze({
 });
 
 /** The block cap used when neither the request nor the configuration sets one. */
-export const DEFAULT_MAX_BLOCKS_PER_HOST = 20;
+const DEFAULT_MAX_BLOCKS_PER_HOST = 20;
 
 const MAX_BLOCKS_LIMIT = 1_000_000;
 const MAX_COOLDOWN_SECONDS = 1200;

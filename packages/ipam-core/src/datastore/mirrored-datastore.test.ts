@@ -5,7 +5,8 @@ import type { DatastoreKey, ListOptions } from '../model/keys.js';
 import type { Datastore, KVPair } from './datastore.js';
 import { createMemoryDatastore } from './memory-datastore.js';
 import type { MirroredDatastore, MirroredDatastoreOptions } from './mirrored-datastore.js';
-import { DEFAULT_MIRRORED_KINDS, createMirroredDatastore } from './mirrored-datastore.js';
+import { DEFAULT_MIRRORED_KINDS } from './mirror-scope.js';
+import { createMirroredDatastore } from './mirrored-datastore.js';
 import { createControlledDatastore } from './test-controlled-datastore.js';
 import { createManualTimers } from './test-manual-timers.js';
 

@@ -1,4 +1,4 @@
-import type { MirrorTimers } from './mirrored-datastore.js';
+import type { MirrorTimers } from './mirror-sync.js';
 
 /** Timers a test fires by hand: what was asked for, and when. */
 export interface ManualTimers extends MirrorTimers {

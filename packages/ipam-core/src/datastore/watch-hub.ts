@@ -9,7 +9,7 @@ export interface WatchHubOptions {
 }
 
 /** What a subscriber wants. */
-export interface Subscription {
+interface Subscription {
   readonly matches: (key: DatastoreKey) => boolean;
   /** Deliver events with a revision greater than this. */
   readonly fromRevision: number;

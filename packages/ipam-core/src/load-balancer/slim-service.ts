@@ -1,5 +1,5 @@
 /** One `spec.ports` entry as the sharing rules compare them: protocol and port. */
-export interface ServicePort {
+interface ServicePort {
   readonly protocol: string;
   readonly port: number;
 }

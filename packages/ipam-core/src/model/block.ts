@@ -1,20 +1,5 @@
 import type { StoredJson } from './stored-json.js';
 
-/** Attribute keys Calico stores in `secondary` (active owner attributes). */
-export const AttributeKey = {
-  pod: 'pod',
-  namespace: 'namespace',
-  node: 'node',
-  type: 'type',
-  service: 'service',
-  timestamp: 'timestamp',
-  vmiName: 'vmi-name',
-  vmiUid: 'vmi-uid',
-  vmUid: 'vm-uid',
-  vmimUid: 'vmim-uid',
-  note: 'note',
-} as const;
-
 /** One shared attribute record of a block; allocations point at it by index. */
 export interface AllocationAttribute {
   /** Owning handle (`handle_id`). */

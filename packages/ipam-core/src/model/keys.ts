@@ -11,7 +11,7 @@ import type {
 } from './resources.js';
 
 /** The key of each kind of object a Datastore holds. */
-export interface KeyByKind {
+interface KeyByKind {
   IPPool: { readonly kind: 'IPPool'; readonly name: string };
   IPReservation: { readonly kind: 'IPReservation'; readonly name: string };
   Node: { readonly kind: 'Node'; readonly name: string };

@@ -14,7 +14,7 @@ export interface ObjectMeta {
 export type IPPoolAllowedUse = 'Workload' | 'Tunnel' | 'LoadBalancer';
 
 /** `Manual` pools are used only when a request names them. */
-export type AssignmentMode = 'Automatic' | 'Manual';
+type AssignmentMode = 'Automatic' | 'Manual';
 
 /** The IPAM-relevant part of Calico's `IPPoolSpec`; other fields are carried through untouched. */
 export interface IPPoolSpec {

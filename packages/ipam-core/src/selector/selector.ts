@@ -1,7 +1,8 @@
 import { IpamError } from '../errors.js';
 import { parseExpression } from './parse-expression.js';
-import type { LabelPredicate } from './parse-expression.js';
-import { SelectorSyntaxError, tokenize } from './tokenize.js';
+import type { LabelPredicate } from './label-predicate.js';
+import { SelectorSyntaxError } from './selector-syntax-error.js';
+import { tokenize } from './tokenize.js';
 
 /** A parsed Calico label selector. */
 export interface Selector {

@@ -18,7 +18,7 @@ import { toCount } from './count.js';
 import type { Count } from './count.js';
 
 /** Address counts of one allocation block. */
-export interface BlockUtilization {
+interface BlockUtilization {
   readonly cidr: string;
   readonly capacity: Count;
   /** Capacity less the unallocated ordinals: cooldown and host-reserved addresses are in use. */
@@ -36,7 +36,7 @@ export interface PoolUtilization extends BlockUtilization {
 }
 
 /** Name of the pseudo-pools that collect blocks no pool contains. */
-export const ORPHANED_BLOCKS_NAME = 'orphaned allocation blocks';
+const ORPHANED_BLOCKS_NAME = 'orphaned allocation blocks';
 
 /** Input of {@link computeUtilization}. */
 export interface UtilizationInput {
