@@ -215,7 +215,6 @@ export default tseslint.config(
       'packages/datastore-etcd/src/gateway-kv.ts',
       'packages/datastore-file/src/file-datastore.ts',
       'packages/datastore-file/src/file-watch.ts',
-      'packages/datastore-k8s/src/kube-objects.ts',
       'packages/device-daemon/src/device-daemon.ts',
       'packages/device-daemon/src/netlink-bridge-driver.ts',
       'packages/file-lock/src/file-lock.ts',
