@@ -213,7 +213,6 @@ export default tseslint.config(
       'packages/datastore-etcd/src/etcd-writes.ts',
       'packages/datastore-etcd/src/gateway-http.ts',
       'packages/datastore-etcd/src/gateway-kv.ts',
-      'packages/datastore-file/src/file-watch.ts',
       'packages/device-daemon/src/device-daemon.ts',
       'packages/device-daemon/src/netlink-bridge-driver.ts',
       'packages/file-lock/src/file-lock.ts',
