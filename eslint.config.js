@@ -215,7 +215,6 @@ export default tseslint.config(
       'packages/datastore-etcd/src/gateway-kv.ts',
       'packages/device-daemon/src/device-daemon.ts',
       'packages/device-daemon/src/netlink-bridge-driver.ts',
-      'packages/file-lock/src/file-lock.ts',
       'packages/ipam-core/src/client/ipam-client.ts',
       'packages/ipam-core/src/datastore/memory-datastore.ts',
       'packages/ipam-core/src/datastore/mirrored-datastore.ts',
