@@ -11,7 +11,7 @@ import type { KubeStream } from './kube-stream.js';
  * Consecutive failed reconnects (no connection, or a 429/5xx answer) after which the watch gives
  * up with `Unavailable`.
  */
-export const MAX_RECONNECTS = 6;
+const MAX_RECONNECTS = 6;
 /** The wait after the first failure; it doubles with each consecutive one (200 ms to 6.4 s). */
 const FIRST_BACKOFF_MS = 200;
 

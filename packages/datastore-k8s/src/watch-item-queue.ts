@@ -3,7 +3,7 @@
 import type { WatchEvent } from '@netledger/ipam-core';
 
 /** One thing for the consumer: an event, the error that ended the watch, or its end. */
-export type WatchItem = { event: WatchEvent } | { error: unknown } | { done: true };
+type WatchItem = { event: WatchEvent } | { error: unknown } | { done: true };
 
 /** A queue of {@link WatchItem}s. */
 export interface WatchItemQueue {
