@@ -1,18 +1,17 @@
 // A Datastore watch on the Kubernetes watch API: bookmarks keep the resume point fresh, a stream
-// the server ends (its watch timeout) or a dropped connection resumes from the last revision seen,
-// and 410 Gone (the revision was compacted) ends iteration with `WatchExpired`.
-import type {
-  DatastoreKey,
-  KVPair,
-  WatchEvent,
-  WatchOptions,
-  WatchStream,
-} from '@netledger/ipam-core';
+// the server ends (its watch timeout) or a dropped connection resumes from the last revision seen
+// (reconnects: open-watch-stream.ts), and 410 Gone (the revision was compacted) ends iteration
+// with `WatchExpired`.
+import type { KVPair, WatchEvent, WatchOptions, WatchStream } from '@netledger/ipam-core';
 import { IpamError } from '@netledger/ipam-core';
 import { parseJson } from '@netledger/ipam-core/adapter';
 import type { JsonObject } from './ipam-crd-codec.js';
 import type { KubeHttp } from './kube-http.js';
-import { kubeStatusError, kubeTransportError } from './map-kube-error.js';
+import type { KubeStream } from './kube-stream.js';
+import { kubeStatusError } from './map-kube-error.js';
+import { openWatchStream } from './open-watch-stream.js';
+import { createWatchItemQueue } from './watch-item-queue.js';
+import { createWatchTranslator } from './watch-translator.js';
 
 /** What a watch needs to know about the collection it watches. */
 export interface WatchSource {
@@ -31,12 +30,6 @@ export interface WatchSource {
   currentRevision(): Promise<string>;
 }
 
-/**
- * Consecutive failed reconnects (no connection, or a 429/5xx answer) after which the watch gives
- * up with `Unavailable`.
- */
-const MAX_RECONNECTS = 6;
-
 const isObject = (v: unknown): v is JsonObject =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -45,148 +38,114 @@ const revisionOf = (o: JsonObject): string | undefined => {
   return isObject(m) && typeof m.resourceVersion === 'string' ? m.resourceVersion : undefined;
 };
 
-const deletedFlag = (kv: KVPair): boolean => (kv.value as { deleted?: unknown }).deleted === true;
+/** Where a running watch is: the revision to resume from. */
+interface WatchPosition {
+  revision: string;
+}
 
-type Item = { event: WatchEvent } | { error: unknown } | { done: true };
+/**
+ * Reads `stream`'s events into `report`, moving `at.revision` along (bookmarks too). Resolves
+ * `ended` when the server ends the stream, `dropped` when the connection breaks (or the watch is
+ * closed); rejects with the `IpamError` of an `ERROR` event (410 Gone: `WatchExpired`).
+ */
+async function readStream(
+  stream: KubeStream,
+  o: {
+    readonly src: WatchSource;
+    readonly at: WatchPosition;
+    readonly report: (type: string, kv: KVPair, revision: string) => void;
+    readonly ctx: { server: string; method: string; object: string };
+  },
+): Promise<'ended' | 'dropped'> {
+  try {
+    for await (const line of stream.lines) {
+      const ev = parseJson(line);
+      if (!isObject(ev) || typeof ev.type !== 'string' || !isObject(ev.object)) continue;
+      const object = ev.object;
+      if (ev.type === 'ERROR') {
+        const code = typeof object.code === 'number' ? object.code : 500;
+        throw kubeStatusError(code, object, o.ctx);
+      }
+      o.at.revision = revisionOf(object) ?? o.at.revision;
+      if (ev.type === 'BOOKMARK') continue;
+      const kv = o.src.decode(object);
+      if (kv) o.report(ev.type, kv, revisionOf(object) ?? o.at.revision);
+    }
+    return 'ended';
+  } catch (e) {
+    if (e instanceof IpamError) throw e;
+    return 'dropped';
+  }
+}
 
 /** Starts a watch on `src` from `options.revision` (else from now). */
 export function createK8sWatch(src: WatchSource, options: WatchOptions = {}): WatchStream {
-  const queue: Item[] = [];
-  let wake: (() => void) | undefined;
-  let closed = false;
+  const items = createWatchItemQueue();
+  const closing = new AbortController();
   let abortStream: (() => void) | undefined;
   let markEstablished!: () => void;
   const established = new Promise<void>((resolve) => {
     markEstablished = resolve;
   });
-  const push = (item: Item): void => {
-    queue.push(item);
-    wake?.();
-  };
   const close = (): void => {
-    if (closed) return;
-    closed = true;
+    if (closing.signal.aborted) return;
+    closing.abort();
     abortStream?.();
     markEstablished();
-    push({ done: true });
+    items.push({ done: true });
   };
   options.signal?.addEventListener('abort', close, { once: true });
   if (options.signal?.aborted) close();
 
-  // Soft-deleted objects already reported deleted, by uid: their hard delete is not reported again.
-  const reported = new Set<string>();
+  const translate = createWatchTranslator(src.softDelete);
   const ctx = { server: src.http.server, method: 'WATCH', object: src.resource };
-
-  function translate(type: string, kv: KVPair, revision: string): WatchEvent | undefined {
-    const uid = kv.uid ?? '';
-    if (type === 'DELETED') {
-      if (reported.delete(uid)) return undefined;
-      return { type: 'deleted', key: kv.key as DatastoreKey, previous: kv, revision };
-    }
-    if (src.softDelete && deletedFlag(kv)) {
-      if (reported.has(uid)) return undefined;
-      reported.add(uid);
-      return type === 'ADDED'
-        ? undefined
-        : { type: 'deleted', key: kv.key as DatastoreKey, previous: kv, revision };
-    }
-    return { type: type === 'ADDED' ? 'added' : 'modified', kv, revision };
-  }
+  const report = (type: string, kv: KVPair, revision: string): void => {
+    const event = translate(type, kv, revision);
+    if (event) items.push({ event });
+  };
+  const open = (at: WatchPosition): Promise<KubeStream> =>
+    src.http.stream({
+      path: src.path,
+      query: {
+        watch: '1',
+        resourceVersion: at.revision,
+        allowWatchBookmarks: 'true',
+        labelSelector: src.labelSelector,
+        timeoutSeconds: src.timeoutSeconds === undefined ? undefined : String(src.timeoutSeconds),
+      },
+    });
 
   async function run(): Promise<void> {
-    let revision = options.revision ?? (await src.currentRevision());
+    const at = { revision: options.revision ?? (await src.currentRevision()) };
+    // Consecutive failures: a dropped stream is one, reconnected at once; an established one resets.
     let failures = 0;
-    while (!closed) {
-      let stream;
-      try {
-        stream = await src.http.stream({
-          path: src.path,
-          query: {
-            watch: '1',
-            resourceVersion: revision,
-            allowWatchBookmarks: 'true',
-            labelSelector: src.labelSelector,
-            timeoutSeconds:
-              src.timeoutSeconds === undefined ? undefined : String(src.timeoutSeconds),
-          },
-        });
-      } catch (e) {
-        if (closed) return;
-        if (e instanceof IpamError) throw e; // the datastore was closed
-        if (++failures > MAX_RECONNECTS) throw kubeTransportError(e, { ...ctx, write: false });
-        await new Promise((r) => setTimeout(r, 100 * 2 ** failures));
-        continue;
-      }
-      if (stream.status !== 200) {
-        const error = kubeStatusError(stream.status, stream.body, ctx);
-        // 429 (throttled) and 5xx (an API server starting or overloaded: "please try again") are
-        // answers to retry, as a connection failure is; anything else (410 Gone, 403) ends the watch.
-        if (closed || !(stream.status === 429 || stream.status >= 500)) throw error;
-        if (++failures > MAX_RECONNECTS) throw error;
-        await new Promise((r) => setTimeout(r, 100 * 2 ** failures));
-        continue;
-      }
+    while (!closing.signal.aborted) {
+      const stream = await openWatchStream(() => open(at), {
+        failures,
+        signal: closing.signal,
+        ctx,
+      });
+      if (!stream) return;
       abortStream = () => stream.abort();
-      if (closed) stream.abort();
+      if (closing.signal.aborted) stream.abort();
       markEstablished();
-      failures = 0;
-      try {
-        for await (const line of stream.lines) {
-          const ev = parseJson(line);
-          if (!isObject(ev) || typeof ev.type !== 'string' || !isObject(ev.object)) continue;
-          const object = ev.object;
-          if (ev.type === 'ERROR') {
-            const code = typeof object.code === 'number' ? object.code : 500;
-            throw kubeStatusError(code, object, ctx);
-          }
-          revision = revisionOf(object) ?? revision;
-          if (ev.type === 'BOOKMARK') continue;
-          const kv = src.decode(object);
-          if (!kv) continue;
-          const event = translate(ev.type, kv, revisionOf(object) ?? revision);
-          if (event) push({ event });
-        }
-      } catch (e) {
-        if (e instanceof IpamError) throw e;
-        if (closed) return;
-        // The connection dropped mid-stream: resume from the last revision seen.
-        if (++failures > MAX_RECONNECTS) throw kubeTransportError(e, { ...ctx, write: false });
-      }
+      const how = await readStream(stream, { src, at, report, ctx });
+      failures = how === 'dropped' ? 1 : 0;
     }
   }
 
   run().then(
-    () => push({ done: true }),
+    () => items.push({ done: true }),
     (error: unknown) => {
       markEstablished();
-      push({ error });
+      items.push({ error });
     },
   );
-
-  async function* iterate(): AsyncGenerator<WatchEvent> {
-    try {
-      for (;;) {
-        const item = queue.shift();
-        if (!item) {
-          await new Promise<void>((r) => {
-            wake = r;
-          });
-          wake = undefined;
-          continue;
-        }
-        if ('done' in item) return;
-        if ('error' in item) throw item.error;
-        if (closed) return;
-        yield item.event;
-      }
-    } finally {
-      close();
-    }
-  }
 
   return {
     established,
     close,
-    [Symbol.asyncIterator]: () => iterate(),
+    [Symbol.asyncIterator]: (): AsyncGenerator<WatchEvent> =>
+      items.iterate({ isClosed: () => closing.signal.aborted, onEnd: close }),
   };
 }

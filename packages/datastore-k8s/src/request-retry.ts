@@ -1,6 +1,6 @@
 // When a request to the API server is sent again, and after how long: client-go's rules, with a
-// backoff where client-go would not retry for want of a Retry-After header. Pure: the HTTP client
-// (kube-http.ts) feeds it each attempt's outcome and sleeps what it says.
+// backoff where client-go would not retry for want of a Retry-After header. Pure: cockatiel's retry
+// policy (retry-attempts.ts) feeds it each attempt's outcome and waits what it says.
 
 /** How hard a request is retried. */
 export interface RetryPolicy {

@@ -31,9 +31,10 @@ export interface ScriptedApiserver {
   close(): Promise<void>;
 }
 
-/** Starts the stand-in answering with `script`, one step per request. */
+/** Starts the stand-in answering with `script`, one step per request; `onRequest` is told each one (1, 2, ...) before it is answered. */
 export async function startScriptedApiserver(
   script: readonly ScriptedAnswer[],
+  hooks: { readonly onRequest?: (n: number) => void } = {},
 ): Promise<ScriptedApiserver> {
   const received: ReceivedRequest[] = [];
   const sockets = new Set<Socket>();
@@ -43,6 +44,7 @@ export async function startScriptedApiserver(
     req.on('end', () => {
       const body = Buffer.concat(chunks).toString('utf8');
       received.push({ method: req.method ?? '', url: req.url ?? '', body });
+      hooks.onRequest?.(received.length);
       const step = script[Math.min(received.length - 1, script.length - 1)];
       if (step === undefined || 'cut' in step) {
         req.socket.destroy();
