@@ -203,7 +203,6 @@ export default tseslint.config(
     // also over 400 lines). Split each and delete its line; no new file joins this list.
     files: [
       'apps/kube-controllers/src/run.ts',
-      'packages/agent/src/agent-server.ts',
       'packages/cni/src/run-plugin.ts',
       'packages/ctl/src/cli/run-ctl.ts',
       'packages/ctl/src/commands/ipam-check.ts',
