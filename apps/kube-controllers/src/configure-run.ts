@@ -17,7 +17,7 @@ import { readRunConfig } from './read-run-config.js';
 import type { RunDeps } from './run.js';
 
 /** The run's logger. */
-export type RunLogger = ReturnType<typeof createJsonLogger>;
+type RunLogger = ReturnType<typeof createJsonLogger>;
 
 /** The configured run: its store's settings, the Kubernetes API, its configuration and log. */
 export interface RunSetup {
