@@ -2,7 +2,7 @@
 // settings, open the store and the host lock, start the agent (@netledger/agent's startNodeAgent)
 // with the plugin's request handling (@netledger/cni/agent), stop it when told to.
 import { existsSync } from 'node:fs';
-import { AgentListenError, queryAgentStatus, startNodeAgent } from '@netledger/agent';
+import { AgentListenError, reportAgentStatus, startNodeAgent } from '@netledger/agent';
 import { createFlockHostLock, createLogger } from '@netledger/cni';
 import { appendRequestLog, serveAgentRequest, storeIdentity } from '@netledger/cni/agent';
 import {
@@ -18,6 +18,13 @@ import type { AgentArgs } from './agent-args.js';
 
 /** Exit statuses. */
 const EXIT = { ok: 0, failure: 1, usage: 2, noAgent: 3, denied: 4 } as const;
+/** The exit status of each outcome of `status`. */
+const STATUS_EXIT = {
+  ready: EXIT.ok,
+  'not-ready': EXIT.failure,
+  none: EXIT.noAgent,
+  denied: EXIT.denied,
+} as const;
 
 /** What the process gives the agent. */
 export interface AgentProcess {
@@ -66,27 +73,9 @@ export async function runAgent(p: AgentProcess): Promise<number> {
       p.stdout(`netledger-node ${p.version}\n`);
       return EXIT.ok;
     case 'status':
-      return showStatus(args.socket, p);
+      return STATUS_EXIT[await reportAgentStatus(args.socket, p)];
     case 'run':
       return serveNode(args, p);
-  }
-}
-
-/** `netledger-node status`: the agent's status document, or why there is none. */
-async function showStatus(socket: string, p: AgentProcess): Promise<number> {
-  const answer = await queryAgentStatus(socket);
-  switch (answer.kind) {
-    case 'denied':
-      p.stderr(
-        `netledger-node: permission denied on ${socket} (${answer.reason}): only the agent's user (root) may ask it\n`,
-      );
-      return EXIT.denied;
-    case 'none':
-      p.stderr(`netledger-node: no agent answers on ${socket} (${answer.reason})\n`);
-      return EXIT.noAgent;
-    case 'status':
-      p.stdout(`${JSON.stringify(answer.status)}\n`);
-      return answer.status['ready'] === true ? EXIT.ok : EXIT.failure;
   }
 }
 
