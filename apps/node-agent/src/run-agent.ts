@@ -18,13 +18,8 @@ import type { AgentArgs } from './agent-args.js';
 
 /** Exit statuses. */
 const EXIT = { ok: 0, failure: 1, usage: 2, noAgent: 3, denied: 4 } as const;
-/** The exit status of each outcome of `status`. */
-const STATUS_EXIT = {
-  ready: EXIT.ok,
-  'not-ready': EXIT.failure,
-  none: EXIT.noAgent,
-  denied: EXIT.denied,
-} as const;
+/** The exit status of each outcome of `status` (ok, failure, noAgent, denied). */
+const STATUS_EXIT = { ready: 0, 'not-ready': 1, none: 3, denied: 4 } as const;
 
 /** What the process gives the agent. */
 export interface AgentProcess {
