@@ -9,7 +9,7 @@ import {
   renderNetworkArgs,
   runDeviceServer,
 } from '@netledger/device-daemon';
-import { LOG_LEVELS, parseLogFormat, parseLogLevel } from '@netledger/log';
+import { LOG_LEVELS, parseLogFormat, parseLogLevel, stopSignal } from '@netledger/log';
 import type { CommandLine } from '@netledger/device-daemon/cli';
 import {
   CLIENT_VERBS,
@@ -100,11 +100,7 @@ async function serve(opts: {
     procRoot: '/proc',
     memory: () => process.memoryUsage().rss,
   });
-  await new Promise<void>((resolve) => {
-    const stop = (): void => resolve();
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
-  });
+  await stopSignal();
   await server.close();
   logger.log('info', 'stopped');
   return 0;

@@ -4,14 +4,10 @@ import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createLogger } from '@netledger/cni';
 import { daemonOpenerOptions } from '@netledger/datastore-config';
-import { parseLogFormat } from '@netledger/log';
+import { parseLogFormat, stopSignal } from '@netledger/log';
 import { AGENT_FILE_STORE_OPTIONS } from './agent-store-options.js';
 import { readNodenameFile } from './read-nodename-file.js';
 import { runAgent } from './run-agent.js';
-
-const stopSignal = new Promise<string>((resolve) => {
-  for (const s of ['SIGTERM', 'SIGINT'] as const) process.once(s, () => resolve(s));
-});
 
 const stderr = (t: string): void => void process.stderr.write(t);
 /**
@@ -29,7 +25,7 @@ const code = await runAgent({
   env: process.env,
   stdout: (t) => void process.stdout.write(t),
   stderr,
-  stopSignal,
+  stopSignal: stopSignal(),
   version: '0.1.0',
   // The static client beside this executable (bin/, an image's directory), else where a node's
   // CNI plugins live.

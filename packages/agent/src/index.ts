@@ -1,10 +1,8 @@
 export { startAgentServer } from './agent-server.js';
 export type { AgentServer } from './agent-server.js';
-export { AgentSocketError } from './agent-socket.js';
-export { createAgentMetrics } from './agent-metrics.js';
-export type { AgentMetrics, RequestOutcome } from './agent-metrics.js';
-export { startMetricsServer } from './metrics-server.js';
-export type { MetricsServer } from './metrics-server.js';
+export type { RequestOutcome } from './agent-metrics.js';
 export { createAgentStore } from './agent-store.js';
-export { queryAgentStatus } from './agent-query-status.js';
+export { reportAgentStatus } from './report-agent-status.js';
 export { agentHttpRequest } from './agent-protocol.js';
+export { startNodeAgent } from './start-node-agent.js';
+export { AgentListenError } from './agent-listen-error.js';

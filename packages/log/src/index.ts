@@ -6,3 +6,4 @@ export { createLogger, silentLogger } from './logger.js';
 export type { Logger } from './logger.js';
 export { createRotatingFile } from './rotating-file.js';
 export type { RotatingFile } from './rotating-file.js';
+export { stopSignal } from './stop-signal.js';
