@@ -229,7 +229,6 @@ export default tseslint.config(
       'packages/ipam-core/src/selector/tokenize.ts',
       'tools/kube-test-apiserver/src/start-test-apiserver.ts',
       'tools/reliability/src/fault-proxy.ts',
-      'tools/reliability/src/worker/host-worker.ts',
     ],
     rules: { 'max-lines': 'off', 'max-lines-per-function': 'off' },
   },
