@@ -30,7 +30,7 @@ interface HostCall {
 const RELEASE_ATTEMPTS = 100;
 
 /** `<network>.<containerID>`, as the plugin makes a handle. */
-export function handleOf(plan: Pick<WorkerPlan, 'network'>, containerId: string): string {
+function handleOf(plan: Pick<WorkerPlan, 'network'>, containerId: string): string {
   return `${plan.network}.${containerId}`;
 }
 
