@@ -204,9 +204,6 @@ export default tseslint.config(
     files: [
       'packages/device-daemon/src/device-daemon.ts',
       'packages/device-daemon/src/netlink-bridge-driver.ts',
-      'tools/kube-test-apiserver/src/start-test-apiserver.ts',
-      'tools/reliability/src/fault-proxy.ts',
-      'tools/reliability/src/worker/host-worker.ts',
     ],
     rules: { 'max-lines': 'off', 'max-lines-per-function': 'off' },
   },

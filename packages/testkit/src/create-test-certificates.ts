@@ -20,7 +20,7 @@ export interface TestCertificateOptions {
 }
 
 /** A file written by {@link createTestCertificates} and its PEM text. */
-export interface PemFile {
+interface PemFile {
   readonly path: string;
   readonly pem: string;
 }

@@ -37,7 +37,7 @@ export interface EtcdFixtureOptions {
 }
 
 /** TLS files for {@link EtcdFixtureOptions.tls}. */
-export interface EtcdFixtureTls {
+interface EtcdFixtureTls {
   /** The CA the fixture's checks trust for etcd, and (with `clientCertAuth`) etcd for clients. */
   readonly caFile: string;
   /** etcd's server certificate (for `127.0.0.1`) and its key. */

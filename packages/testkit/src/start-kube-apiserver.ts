@@ -8,7 +8,7 @@ import { onPath } from './netns-fixture.js';
 import { createTempDir } from './fixtures.js';
 
 /** The apps that have a token (and kubeconfig context) of their own on the test API server. */
-export type KubeAppName = 'cni-plugin' | 'ctl' | 'kube-controllers' | 'node-agent';
+type KubeAppName = 'cni-plugin' | 'ctl' | 'kube-controllers' | 'node-agent';
 
 /** Options for {@link startKubeApiserver}. */
 export interface KubeApiserverFixtureOptions {
@@ -22,14 +22,14 @@ export interface KubeApiserverFixtureOptions {
 }
 
 /** What {@link KubeApiserverFixture.kubectl} returns; it never throws for a non-zero exit. */
-export interface KubectlResult {
+interface KubectlResult {
   readonly status: number;
   readonly stdout: string;
   readonly stderr: string;
 }
 
 /** Options for one kubectl run. */
-export interface KubectlOptions {
+interface KubectlOptions {
   /** Act as this app (its kubeconfig context and token) instead of the admin. */
   readonly as?: KubeAppName;
   /** Standard input, e.g. a manifest for `apply -f -`. */

@@ -2,9 +2,12 @@ import http from 'node:http';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
-
-/** What the proxy answers instead of forwarding, while a storm is on. */
-type InjectedStatus = 409 | 429 | 500;
+import { createConditionWaiters } from './condition-waiters.js';
+import type { ConditionWaiters } from './condition-waiters.js';
+import { forwardToUpstream } from './forward-to-upstream.js';
+import type { Upstream } from './forward-to-upstream.js';
+import { pickInjectedStatus, writeInjectedStatus } from './injected-status.js';
+import type { InjectedStatus, Storm } from './injected-status.js';
 
 /** Counts of what the proxy did. */
 interface ProxyCounts {
@@ -25,9 +28,7 @@ export interface FaultProxy {
    * writes, as the API server would): a Status body, and `Retry-After: 1` with 429. Watch requests
    * are included. `undefined` ends the storm.
    */
-  storm(
-    s: { readonly statuses: readonly InjectedStatus[]; readonly rate: number } | undefined,
-  ): void;
+  storm(s: Storm | undefined): void;
   /** Drops the connection of every watch in progress (as a load balancer restarting does). */
   cutWatches(): number;
   /** Resolves once `n` requests in all have been answered with an injected status. */
@@ -37,11 +38,69 @@ export interface FaultProxy {
   close(): Promise<void>;
 }
 
-const REASONS: Record<InjectedStatus, string> = {
-  409: 'Conflict',
-  429: 'TooManyRequests',
-  500: 'InternalError',
-};
+/** The proxy's state, shared by its request handler and its controls. */
+interface ProxyState {
+  readonly counts: ProxyCounts;
+  storm: Storm | undefined;
+  readonly watches: Set<ServerResponse>;
+  readonly waiters: ConditionWaiters;
+  readonly random: () => number;
+  readonly upstream: Upstream;
+}
+
+/** Answers `req` with an injected status if the storm picks it (counted); else forwards it. */
+function handle(state: ProxyState, req: IncomingMessage, res: ServerResponse): void {
+  const write = req.method !== 'GET';
+  const status = pickInjectedStatus(state.storm, write, state.random);
+  if (status !== undefined) {
+    state.counts.injected[status]++;
+    if (write) state.counts.injectedWrites[status]++;
+    state.waiters.notify();
+    writeInjectedStatus(res, status);
+    // Drain the request body (a write's object), never forwarded.
+    req.resume();
+    return;
+  }
+  state.counts.forwarded++;
+  forwardToUpstream(req, res, {
+    upstream: state.upstream,
+    onWatch: (watch) => {
+      state.watches.add(watch);
+      state.waiters.notify();
+      watch.once('close', () => state.watches.delete(watch));
+    },
+  });
+}
+
+/** The controls of a listening proxy (see {@link FaultProxy}). */
+function controls(
+  state: ProxyState,
+  server: http.Server,
+  sockets: Set<Socket>,
+): Omit<FaultProxy, 'url'> {
+  const { counts, watches, waiters } = state;
+  const injectedTotal = (): number =>
+    counts.injected[409] + counts.injected[429] + counts.injected[500];
+  return {
+    counts,
+    storm: (s) => {
+      state.storm = s;
+    },
+    cutWatches: () => {
+      const n = watches.size;
+      for (const res of watches) res.socket?.destroy();
+      counts.watchesCut += n;
+      return n;
+    },
+    whenInjected: (n) => waiters.until(() => injectedTotal() >= n),
+    whenWatching: () => waiters.until(() => watches.size > 0),
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      state.upstream.agent.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
 
 /**
  * Starts a plain-HTTP proxy on loopback that forwards every request to `upstream` (https, trusting
@@ -53,122 +112,30 @@ export async function startFaultProxy(o: {
   readonly caPem: string;
   readonly random: () => number;
 }): Promise<FaultProxy> {
-  const counts: ProxyCounts = {
-    forwarded: 0,
-    injected: { 409: 0, 429: 0, 500: 0 },
-    injectedWrites: { 409: 0, 429: 0, 500: 0 },
-    watchesCut: 0,
+  const state: ProxyState = {
+    counts: {
+      forwarded: 0,
+      injected: { 409: 0, 429: 0, 500: 0 },
+      injectedWrites: { 409: 0, 429: 0, 500: 0 },
+      watchesCut: 0,
+    },
+    storm: undefined,
+    watches: new Set(),
+    waiters: createConditionWaiters(),
+    random: o.random,
+    upstream: {
+      url: new URL(o.upstream),
+      caPem: o.caPem,
+      agent: new https.Agent({ keepAlive: true, ca: o.caPem }),
+    },
   };
-  let current: { statuses: readonly InjectedStatus[]; rate: number } | undefined;
-  const watches = new Set<ServerResponse>();
-  const waiters = new Set<() => void>();
-  const notify = (): void => {
-    for (const w of [...waiters]) w();
-  };
-  const until = (done: () => boolean): Promise<void> =>
-    new Promise((resolve) => {
-      const check = (): void => {
-        if (!done()) return;
-        waiters.delete(check);
-        resolve();
-      };
-      waiters.add(check);
-      check();
-    });
-  const injectedTotal = (): number =>
-    counts.injected[409] + counts.injected[429] + counts.injected[500];
   const sockets = new Set<Socket>();
-  const agent = new https.Agent({ keepAlive: true, ca: o.caPem });
-  const up = new URL(o.upstream);
-
-  const inject = (req: IncomingMessage, res: ServerResponse): boolean => {
-    if (!current || o.random() >= current.rate) return false;
-    const write = req.method !== 'GET';
-    const choices = current.statuses.filter((s) => s !== 409 || write);
-    const status = choices[Math.floor(o.random() * choices.length)];
-    if (status === undefined) return false;
-    counts.injected[status]++;
-    if (write) counts.injectedWrites[status]++;
-    notify();
-    res.writeHead(status, {
-      'content-type': 'application/json',
-      ...(status === 429 && { 'retry-after': '1' }),
-    });
-    res.end(
-      JSON.stringify({
-        kind: 'Status',
-        apiVersion: 'v1',
-        status: 'Failure',
-        reason: REASONS[status],
-        code: status,
-        message: `injected by the reliability suite's proxy (${status})`,
-      }),
-    );
-    // Drain the request body (a write's object), never forwarded.
-    req.resume();
-    return true;
-  };
-
-  const server = http.createServer((req, res) => {
-    if (inject(req, res)) return;
-    counts.forwarded++;
-    const isWatch = /[?&]watch=(1|true)/.test(req.url ?? '');
-    const upstreamReq = https.request(
-      {
-        protocol: up.protocol,
-        hostname: up.hostname,
-        port: up.port,
-        method: req.method,
-        path: req.url,
-        headers: { ...req.headers, host: up.host },
-        agent: isWatch ? new https.Agent({ ca: o.caPem }) : agent,
-      },
-      (upstreamRes) => {
-        res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.headers);
-        // A watch's headers come before any event, which may be long in coming.
-        res.flushHeaders();
-        if (isWatch) {
-          watches.add(res);
-          notify();
-          res.once('close', () => {
-            watches.delete(res);
-            upstreamRes.destroy();
-          });
-        }
-        upstreamRes.pipe(res);
-        upstreamRes.once('error', () => res.destroy());
-      },
-    );
-    upstreamReq.once('error', () => {
-      // The API server is down (restarting): the client sees its connection drop.
-      res.destroy();
-    });
-    req.pipe(upstreamReq);
-  });
+  const server = http.createServer((req, res) => handle(state, req, res));
   server.on('connection', (s: Socket) => {
     sockets.add(s);
     s.once('close', () => sockets.delete(s));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    counts,
-    storm: (s) => {
-      current = s;
-    },
-    cutWatches: () => {
-      const n = watches.size;
-      for (const res of watches) res.socket?.destroy();
-      counts.watchesCut += n;
-      return n;
-    },
-    whenInjected: (n) => until(() => injectedTotal() >= n),
-    whenWatching: () => until(() => watches.size > 0),
-    close: async () => {
-      for (const s of sockets) s.destroy();
-      agent.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  return { url: `http://127.0.0.1:${port}`, ...controls(state, server, sockets) };
 }
