@@ -4,6 +4,5 @@
 // plugin and the library's users load none of it.
 
 export { serveAgentRequest } from './agent/serve-agent-request.js';
-export type { AgentScope } from './agent/serve-agent-request.js';
 export { storeIdentity } from './agent/store-identity.js';
 export { appendRequestLog } from './agent/request-log.js';

@@ -9,13 +9,13 @@ import type { Etcd3 } from 'etcd3';
 import { createEtcdDatastore } from '../src/create-etcd-datastore.js';
 
 /** Datastore calls made through a {@link countCalls} wrapper. */
-export interface CallCounts {
+interface CallCounts {
   writes: number;
   reads: number;
 }
 
 /** Forwards to `ds`, counting writes (each one etcd transaction, `transact` too) and reads (a range or one read-only transaction). */
-export function countCalls(ds: Datastore, counts: CallCounts): Datastore {
+function countCalls(ds: Datastore, counts: CallCounts): Datastore {
   const write = <T>(p: Promise<T>): Promise<T> => (counts.writes++, p);
   const read = <T>(p: Promise<T>): Promise<T> => (counts.reads++, p);
   return {

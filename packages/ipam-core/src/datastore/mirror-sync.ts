@@ -1,3 +1,5 @@
+import type { IBackoff } from 'cockatiel';
+import { ExponentialBackoff, noJitterGenerator } from 'cockatiel';
 import { IpamError } from '../errors.js';
 import type { ListOptions } from '../model/keys.js';
 import { matchesListOptions } from '../model/keys.js';
@@ -70,10 +72,17 @@ export class MirrorSync {
   private initialSyncDone = false;
   private watches: Watches | undefined;
   private timer: unknown;
-  private delay: number;
+  /** cockatiel's exponential backoff: `firstDelayMs` doubling to `maxDelayMs`, without jitter. */
+  private readonly backoff: ExponentialBackoff<unknown>;
+  /** Where the backoff is in the current run of failures; undefined after a working watch. */
+  private lastBackoff: IBackoff<unknown> | undefined;
 
   constructor(private readonly o: MirrorSyncOptions) {
-    this.delay = o.firstDelayMs;
+    this.backoff = new ExponentialBackoff({
+      generator: noJitterGenerator,
+      initialDelay: o.firstDelayMs,
+      maxDelay: o.maxDelayMs,
+    });
   }
 
   /** True while reads can be served from memory. */
@@ -122,11 +131,11 @@ export class MirrorSync {
     } catch {
       // A failing observer must not stop the re-sync.
     }
+    this.lastBackoff = this.lastBackoff?.next(undefined) ?? this.backoff.next();
     this.timer = this.o.timers.setTimeout(() => {
       this.timer = undefined;
       void this.sync();
-    }, this.delay);
-    this.delay = Math.min(this.delay * 2, this.o.maxDelayMs);
+    }, this.lastBackoff.duration);
   }
 
   /** Lists every mirrored kind, then watches each from its list; never rejects. */
@@ -166,7 +175,7 @@ export class MirrorSync {
       for await (const event of stream) {
         if (gen !== this.generation) return;
         applyWatchEvent(this.o.state, list, event);
-        this.delay = this.o.firstDelayMs; // the watch works: the next failure starts afresh
+        this.lastBackoff = undefined; // the watch works: the next failure starts afresh
       }
     } catch (e) {
       error = e;

@@ -395,6 +395,26 @@ describe('mirrored datastore: failures', () => {
     expect(inner.count('get', 'Node')).toBe(1);
   });
 
+  it('a watch that delivers starts the backoff afresh: the next failure waits the first delay', async () => {
+    const timers = createManualTimers();
+    const { store, inner, mirror } = setup({ timers, retryDelayMs: 100, maxRetryDelayMs: 350 });
+    await store.create(node('n0'));
+    inner.failLists = true;
+    await mirror.get(nodeKey('n0'));
+    timers.fire();
+    await vi.waitFor(() => expect(timers.pending()).toHaveLength(1));
+    inner.failLists = false;
+    timers.fire();
+    await vi.waitFor(() => expect(mirror.isSynced()).toBe(true));
+    const n1 = await store.create(node('n1'));
+    await vi.waitFor(async () =>
+      expect((await mirror.list({ kind: 'Node' })).items).toContainEqual(n1),
+    );
+    inner.breakWatches(new IpamError('Unavailable', 'gone'));
+    await vi.waitFor(() => expect(timers.pending()).toHaveLength(1));
+    expect(timers.requested).toEqual([100, 200, 100]);
+  });
+
   it('a write of a mirrored kind while the first sync is in flight is not lost', async () => {
     const { inner, mirror } = setup();
     const first = mirror.list({ kind: 'IPPool' }); // the sync's listMany is under way
