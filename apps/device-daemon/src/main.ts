@@ -9,7 +9,13 @@ import {
   renderNetworkArgs,
   runDeviceServer,
 } from '@netledger/device-daemon';
-import { LOG_LEVELS, parseLogFormat, parseLogLevel, stopSignal } from '@netledger/log';
+import {
+  LOG_LEVELS,
+  LogFormatError,
+  logFormatFromEnv,
+  parseLogLevel,
+  stopSignal,
+} from '@netledger/log';
 import type { CommandLine } from '@netledger/device-daemon/cli';
 import {
   CLIENT_VERBS,
@@ -79,10 +85,13 @@ async function serve(opts: {
     throw new UsageError(
       `bad --log-level ${opts.level} (one of ${LOG_LEVELS.join(', ')}, or warn for warning)`,
     );
-  const formatText = process.env['NETLEDGER_LOG_FORMAT'] ?? 'json';
-  const format = parseLogFormat(formatText);
-  if (format === undefined)
-    throw new UsageError(`NETLEDGER_LOG_FORMAT ${formatText}: not one of text, json`);
+  let format;
+  try {
+    format = logFormatFromEnv(process.env, 'json');
+  } catch (e) {
+    if (e instanceof LogFormatError) throw new UsageError(e.message);
+    throw e;
+  }
   const clock = { now: () => Date.now() };
   const logger = createJsonLogger({
     format,

@@ -10,7 +10,7 @@ import {
   loadKubeConfig,
 } from '@netledger/kube-controllers';
 import type { ParsedArgs, RunConfig } from '@netledger/kube-controllers';
-import { parseLogFormat } from '@netledger/log';
+import { LogFormatError, logFormatFromEnv } from '@netledger/log';
 import { EXIT } from './exit-status.js';
 import type { Fail } from './exit-status.js';
 import { readRunConfig } from './read-run-config.js';
@@ -29,10 +29,13 @@ export interface RunSetup {
 
 /** The run's logger on stdout (NETLEDGER_LOG_FORMAT, JSON by default), or an exit status. */
 function runLogger(deps: RunDeps, config: RunConfig, fail: Fail): RunLogger | number {
-  const formatText = deps.env['NETLEDGER_LOG_FORMAT'] ?? 'json';
-  const format = parseLogFormat(formatText);
-  if (format === undefined)
-    return fail(EXIT.usage, `NETLEDGER_LOG_FORMAT ${formatText}: not one of text, json`);
+  let format;
+  try {
+    format = logFormatFromEnv(deps.env, 'json');
+  } catch (e) {
+    if (e instanceof LogFormatError) return fail(EXIT.usage, e.message);
+    throw e;
+  }
   return createJsonLogger({ write: deps.stdout, now: Date.now, level: config.logLevel, format });
 }
 

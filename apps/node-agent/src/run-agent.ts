@@ -12,7 +12,7 @@ import {
 } from '@netledger/datastore-config';
 import type { DatastoreConfig, DatastoreOpenerOptions } from '@netledger/datastore-config';
 import type { Datastore } from '@netledger/ipam-core';
-import { parseLogFormat } from '@netledger/log';
+import { LogFormatError, logFormatFromEnv } from '@netledger/log';
 import { AgentUsageError, USAGE, parseAgentArgs } from './agent-args.js';
 import type { AgentArgs } from './agent-args.js';
 
@@ -80,10 +80,13 @@ async function serveNode(args: RunArgs, p: AgentProcess): Promise<number> {
     p.stderr(`netledger-node: ${text}\n`);
     return status;
   };
-  const formatText = p.env['NETLEDGER_LOG_FORMAT'] ?? 'text';
-  const format = parseLogFormat(formatText);
-  if (format === undefined)
-    return fail(EXIT.usage, `NETLEDGER_LOG_FORMAT ${formatText}: not one of text, json`);
+  let format;
+  try {
+    format = logFormatFromEnv(p.env, 'text');
+  } catch (e) {
+    if (e instanceof LogFormatError) return fail(EXIT.usage, e.message);
+    throw e;
+  }
   const log = createLogger({ level: args.logLevel, format, write: p.stderr });
   const lockHelper = args.lockHelper ?? p.defaultLockHelpers.find((h) => existsSync(h));
   if (lockHelper === undefined || !existsSync(lockHelper)) {

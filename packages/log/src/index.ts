@@ -1,6 +1,7 @@
 export { LOG_LEVELS, isLogLevelName, parseLogLevel } from './log-level.js';
 export type { LogLevel, LogLevelName } from './log-level.js';
 export { parseLogFormat } from './log-record.js';
+export { LogFormatError, logFormatFromEnv } from './log-format-from-env.js';
 export type { LogFields, LogFormat } from './log-record.js';
 export { createLogger, silentLogger } from './logger.js';
 export type { Logger } from './logger.js';
