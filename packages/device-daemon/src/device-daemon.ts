@@ -43,7 +43,7 @@ export interface DeviceDaemonDeps {
 }
 
 /** How to apply a revision. */
-export interface ApplyOptions {
+interface ApplyOptions {
   /**
    * Apply it even when it releases leases of running containers or deletes bridges that have
    * ports (otherwise refused with `DropsInUse`, changing nothing). Default false.
