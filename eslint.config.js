@@ -219,7 +219,6 @@ export default tseslint.config(
       'packages/datastore-k8s/src/k8s-watch.ts',
       'packages/datastore-k8s/src/kube-http.ts',
       'packages/datastore-k8s/src/kube-objects.ts',
-      'packages/device-daemon/src/netlink-bridge-driver.ts',
       'packages/file-lock/src/file-lock.ts',
       'packages/ipam-core/src/client/ipam-client.ts',
       'packages/ipam-core/src/datastore/memory-datastore.ts',
