@@ -105,11 +105,11 @@ describe('startStoreReflector', () => {
     const inner = createMemoryDatastore();
     await inner.create(handle('a'));
     // Two lists fail, a watch expires before it is established (re-listed at once, not counted),
-    // two lists fail, then a watch is established; once it ends, one list fails again.
+    // two lists fail, then a watch is established; once it fails, so does one list.
     const plan = ['fail', 'fail', 'expire', 'fail', 'fail', 'ok', 'fail', 'ok'];
     let lists = 0;
     let watchPlan = 'ok';
-    let lastStream: WatchStream | undefined;
+    let cutWatch: (() => void) | undefined;
     const ds: Datastore = {
       ...inner,
       async list(options) {
@@ -128,8 +128,19 @@ describe('startStoreReflector', () => {
             [Symbol.asyncIterator]: () => ({ next: () => expired }),
           };
         }
-        lastStream = inner.watch(options, watchOptions);
-        return lastStream;
+        const stream = inner.watch(options, watchOptions);
+        const cut = new Promise<never>(
+          (_, reject) => (cutWatch = () => reject(new IpamError('Unavailable', 'watch cut'))),
+        );
+        cut.catch(() => undefined);
+        return {
+          established: stream.established,
+          close: () => stream.close(),
+          [Symbol.asyncIterator]: () => {
+            const events = stream[Symbol.asyncIterator]();
+            return { next: () => Promise.race([events.next(), cut]) };
+          },
+        };
       },
     };
     const warnings = capturedWarnings();
@@ -144,10 +155,10 @@ describe('startStoreReflector', () => {
     await r.synced;
     expect(warnings.delays).toEqual([5, 10, 15, 15]);
     expect(lists).toBe(6);
-    // The established watch ends: the next list fails and waits the base delay again.
-    lastStream?.close();
-    await warnings.until(5);
-    expect(warnings.delays[4]).toBe(5);
+    // The established watch fails: counting starts again at the base delay, then the list fails.
+    cutWatch?.();
+    await warnings.until(6);
+    expect(warnings.delays.slice(4)).toEqual([5, 10]);
     await r.close();
     await inner.close();
   });
