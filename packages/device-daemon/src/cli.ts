@@ -6,8 +6,7 @@ export {
   USAGE,
   UsageError,
   describeFailure,
-  exitCodeOf,
   parseCommandLine,
 } from './command-line.js';
-export type { CommandLine, Failure } from './command-line.js';
+export type { CommandLine } from './command-line.js';
 export { CLIENT_VERBS, runClientVerb } from './client-verbs.js';

@@ -66,7 +66,7 @@ export function parseCommandLine(argv: readonly string[]): CommandLine {
 }
 
 /** Exit codes: 0 ok, 1 refused or invalid, 2 usage, 3 daemon unreachable or host failure. */
-export function exitCodeOf(e: DeviceError): number {
+function exitCodeOf(e: DeviceError): number {
   return e.code === 'DaemonUnavailable' ||
     e.code === 'HostFailure' ||
     e.code === 'LeaseStoreCorrupt'

@@ -1,4 +1,4 @@
-import type { ApplyReport, HealthReport, StartReport } from './device-daemon.js';
+import type { ApplyReport, HealthReport, StartReport } from './daemon-reports.js';
 import type { ErrorBody } from './device-error.js';
 import { DeviceError } from './device-error.js';
 import { requestOverUnixSocket } from './unix-http.js';

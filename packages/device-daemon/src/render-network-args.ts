@@ -1,13 +1,5 @@
 import { DeviceError } from './device-error.js';
 
-/** The PV_NETWORK_* template arguments of an image's args.json. */
-export interface NetworkArgs {
-  readonly PV_NETWORK_POOL?: string;
-  readonly PV_NETWORK_HOSTNAME?: string;
-  readonly PV_NETWORK_IP?: string;
-  readonly PV_NETWORK_MAC?: string;
-}
-
 /** A run.json `network` block as emitted from template arguments. */
 export interface RenderedNetworkBlock {
   readonly mode: 'pool';
@@ -16,6 +8,7 @@ export interface RenderedNetworkBlock {
   readonly interfaces?: readonly [{ name: 'eth0'; ipv4_address?: string; mac_address?: string }];
 }
 
+/** The PV_NETWORK_* template arguments of an image's args.json. */
 const KEYS = ['PV_NETWORK_POOL', 'PV_NETWORK_HOSTNAME', 'PV_NETWORK_IP', 'PV_NETWORK_MAC'] as const;
 
 /**

@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
-import type { BootReport, DeviceDaemon } from './device-daemon.js';
+import type { BootReport } from './daemon-reports.js';
+import type { DeviceDaemon } from './device-daemon.js';
 import { createDeviceDaemon } from './device-daemon.js';
 import { createFileLeaseStore } from './file-lease-store.js';
 import { createFileRevisionStore } from './file-revision-store.js';

@@ -1,5 +1,7 @@
 import { ListWatch, Watch } from '@kubernetes/client-node';
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
+import type { IBackoff } from 'cockatiel';
+import { ExponentialBackoff, noJitterGenerator } from 'cockatiel';
 import type { Logger } from '../logger.js';
 import { errorText } from '../logger.js';
 import type { SlimMeta } from './slim-pod.js';
@@ -59,12 +61,16 @@ export function startSlimInformer<T extends Slim>(
   );
   let synced = false;
   let stopped = false;
-  let failures = 0;
+  // The restart delays: cockatiel's exponential backoff (no jitter), a fresh chain after a success.
+  const delays = new ExponentialBackoff({
+    generator: noJitterGenerator,
+    initialDelay: options.retryBaseMs ?? 200,
+    maxDelay: options.retryMaxMs ?? 10_000,
+  });
+  let backoff: IBackoff<unknown> | undefined;
   let timer: NodeJS.Timeout | undefined;
   let resolveSynced!: () => void;
   const syncedPromise = new Promise<void>((r) => (resolveSynced = r));
-  const baseMs = options.retryBaseMs ?? 200;
-  const maxMs = options.retryMaxMs ?? 10_000;
 
   // client-node's ListWatch reports a failed list through its error callbacks and then resolves
   // start() anyway: an attempt counts as done only if no error was reported during it.
@@ -76,7 +82,7 @@ export function startSlimInformer<T extends Slim>(
     lw.start().then(
       () => {
         if (stopped || failedAttempt === mine || lw.latestResourceVersion() === '') return;
-        failures = 0;
+        backoff = undefined;
         if (!synced) {
           synced = true;
           resolveSynced();
@@ -85,11 +91,13 @@ export function startSlimInformer<T extends Slim>(
       (e: unknown) => restart(e),
     );
   };
+  // Failures arrive through ListWatch's callbacks, not as one promise a cockatiel retry could
+  // run: cockatiel computes the delay, the restart timer stays ours (stop() clears it).
   const restart = (e: unknown): void => {
     if (stopped) return;
     failedAttempt = attempt;
-    failures++;
-    const delay = Math.min(maxMs, baseMs * 2 ** Math.min(failures - 1, 20));
+    backoff = backoff?.next(undefined) ?? delays.next();
+    const delay = backoff.duration;
     options.logger.log('warn', 'informer list/watch failed; restarting', {
       informer: options.name,
       retryInMs: delay,

@@ -1,4 +1,11 @@
-/** Per-item retry backoff: after each failure an item waits twice as long, up to a bound. */
+import type { IBackoff } from 'cockatiel';
+import { ExponentialBackoff, noJitterGenerator } from 'cockatiel';
+
+/**
+ * Per-item retry backoff, as client-go's per-item exponential workqueue rate limiter: after each
+ * failure an item waits twice as long, up to a bound. The delays are cockatiel's
+ * `ExponentialBackoff` (no jitter), one `next()` chain per item.
+ */
 export interface ItemBackoff {
   /** Whether the item is still waiting at `nowMs`. */
   isBackedOff(item: string, nowMs: number): boolean;
@@ -15,14 +22,18 @@ export interface ItemBackoff {
 
 /** Creates a backoff of `baseMs` doubling per consecutive failure, at most `maxMs`. */
 export function createItemBackoff(options: { baseMs: number; maxMs: number }): ItemBackoff {
-  const items = new Map<string, { failures: number; untilMs: number }>();
+  const delays = new ExponentialBackoff({
+    generator: noJitterGenerator,
+    initialDelay: options.baseMs,
+    maxDelay: options.maxMs,
+  });
+  const items = new Map<string, { backoff: IBackoff<unknown>; untilMs: number }>();
   return {
     isBackedOff: (item, nowMs) => (items.get(item)?.untilMs ?? -Infinity) > nowMs,
     failed(item, nowMs) {
-      const failures = (items.get(item)?.failures ?? 0) + 1;
-      const delay = Math.min(options.maxMs, options.baseMs * 2 ** Math.min(failures - 1, 30));
-      items.set(item, { failures, untilMs: nowMs + delay });
-      return delay;
+      const backoff = items.get(item)?.backoff.next(undefined) ?? delays.next();
+      items.set(item, { backoff, untilMs: nowMs + backoff.duration });
+      return backoff.duration;
     },
     succeeded: (item) => void items.delete(item),
     prune(keep) {

@@ -8,8 +8,11 @@ import type {
   WatchStream,
 } from '@netledger/ipam-core';
 import { isIpamError } from '@netledger/ipam-core';
+import { handleAll, retry } from 'cockatiel';
+import type { RetryPolicy } from 'cockatiel';
 import type { Logger } from '../logger.js';
 import { errorText } from '../logger.js';
+import { createRelistBackoff } from './relist-backoff.js';
 
 /** One change of the datastore, as a watch (or a re-list) delivers it. */
 export type StoreChange =
@@ -43,7 +46,8 @@ const keyId = (key: DatastoreKey): string => JSON.stringify(key);
  * Mirrors kinds of a datastore into a consumer, like a Kubernetes informer: list, then watch from
  * the list's revision; when the watch expires (`WatchExpired`: its revision was compacted) or
  * ends, list again and deliver the difference (deletes included); other failures are retried with
- * bounded backoff. It never polls: changes come from the store's watch.
+ * bounded backoff (a cockatiel retry policy, see {@link createRelistBackoff}). It never polls:
+ * changes come from the store's watch.
  */
 export function startStoreReflector(options: StoreReflectorOptions): StoreReflector {
   const controller = new AbortController();
@@ -61,49 +65,40 @@ export function startStoreReflector(options: StoreReflectorOptions): StoreReflec
   const aborted = new Promise<void>((resolve) =>
     signal.addEventListener('abort', () => resolve(), { once: true }),
   );
-  const sleep = (ms: number): Promise<void> => sleepUnlessAborted(ms, signal);
+
+  /** One list and the watch that follows it, until the watch ends; throws what fails. */
+  async function session(kind: Kind, known: Set<string>, established: () => void): Promise<void> {
+    if (signal.aborted) return;
+    const list = await options.datastore.list({ kind });
+    if (signal.aborted) return;
+    const changes = relist(list.items, known);
+    const stream = options.datastore.watch({ kind }, { revision: list.revision, signal });
+    streams.add(stream);
+    try {
+      // A stream closed before it is established may never say so: stop waiting on abort.
+      await Promise.race([stream.established, aborted]);
+      if (signal.aborted) return;
+      options.onChanges(changes);
+      if (pendingKinds.delete(kind) && pendingKinds.size === 0) resolveSynced();
+      established();
+      await relay(stream, { aborted, signal, known, onChanges: options.onChanges });
+    } finally {
+      streams.delete(stream);
+      stream.close();
+    }
+    if (!signal.aborted)
+      options.logger.log('info', 'datastore watch ended; listing again', { kind });
+  }
 
   async function run(kind: Kind): Promise<void> {
     const known = new Set<string>();
-    let failures = 0;
+    let watches = 0;
+    const policy = relistPolicy({ kind, baseMs, maxMs, logger: options.logger }, () => watches);
     while (!signal.aborted) {
-      try {
-        const list = await options.datastore.list({ kind });
-        if (signal.aborted) return;
-        const changes = relist(list.items, known);
-        const stream = options.datastore.watch({ kind }, { revision: list.revision, signal });
-        streams.add(stream);
-        try {
-          // A stream closed before it is established may never say so: stop waiting on abort.
-          await Promise.race([stream.established, aborted]);
-          if (signal.aborted) return;
-          options.onChanges(changes);
-          if (pendingKinds.delete(kind) && pendingKinds.size === 0) resolveSynced();
-          failures = 0;
-          await relay(stream, { aborted, signal, known, onChanges: options.onChanges });
-        } finally {
-          streams.delete(stream);
-          stream.close();
-        }
-        if (!signal.aborted)
-          options.logger.log('info', 'datastore watch ended; listing again', { kind });
-      } catch (e) {
-        if (signal.aborted) return;
-        if (isIpamError(e, 'WatchExpired')) {
-          options.logger.log('info', 'datastore watch expired (compacted); listing again', {
-            kind,
-          });
-          continue;
-        }
-        failures++;
-        const delay = Math.min(maxMs, baseMs * 2 ** Math.min(failures - 1, 20));
-        options.logger.log('warn', 'datastore list/watch failed; retrying', {
-          kind,
-          retryInMs: delay,
-          error: errorText(e),
-        });
-        await sleep(delay);
-      }
+      const attempts = policy.execute(() => session(kind, known, () => watches++), signal);
+      // After close the last failure is cockatiel's to give up on; nobody waits for it.
+      attempts.catch(() => undefined);
+      await Promise.race([attempts, aborted]);
     }
   }
 
@@ -119,19 +114,33 @@ export function startStoreReflector(options: StoreReflectorOptions): StoreReflec
   };
 }
 
-/** Waits `ms`, or less if `signal` aborts first. */
-function sleepUnlessAborted(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const onAbort = (): void => {
-      clearTimeout(t);
-      resolve();
-    };
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
+/**
+ * The retry policy of one kind's list/watch: every failure retried (cockatiel's `retry`) after a
+ * {@link createRelistBackoff} delay, each logged. Its waits are unref'd: close does not wait for
+ * one, and the attempt it then starts returns at once.
+ */
+function relistPolicy(
+  args: { kind: Kind; baseMs: number; maxMs: number; logger: Logger },
+  establishedCount: () => number,
+): RetryPolicy {
+  const { kind, logger } = args;
+  const expired = (e: Error): boolean => isIpamError(e, 'WatchExpired');
+  const policy = retry(handleAll, {
+    maxAttempts: Infinity,
+    backoff: createRelistBackoff({ ...args, isImmediate: expired, establishedCount }),
+  }).dangerouslyUnref();
+  policy.onRetry((r) => {
+    if (!('error' in r)) return;
+    if (expired(r.error))
+      logger.log('info', 'datastore watch expired (compacted); listing again', { kind });
+    else
+      logger.log('warn', 'datastore list/watch failed; retrying', {
+        kind,
+        retryInMs: r.delay,
+        error: errorText(r.error),
+      });
   });
+  return policy;
 }
 
 /**
