@@ -1,5 +1,6 @@
 import { isAbsolute } from 'node:path';
 import { parseArgs } from 'node:util';
+import { parseHostPort } from '@netledger/accounting';
 import { DEFAULT_AGENT_SOCKET } from '@netledger/cni';
 import type { LogLevel } from '@netledger/cni';
 import { LOG_LEVELS, parseLogLevel } from '@netledger/log';
@@ -65,14 +66,6 @@ const RUN_OPTIONS = {
   'metrics-listen': { type: 'string', multiple: true },
 } as const;
 const STATUS_OPTIONS = { socket: RUN_OPTIONS.socket } as const;
-
-/** `HOST:PORT` (an IPv6 host in brackets; an empty host is 0.0.0.0), or undefined. */
-function parseHostPort(text: string): { host: string; port: number } | undefined {
-  const m = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d+)$/.exec(text);
-  const port = m ? Number(m[3]) : NaN;
-  if (!m || !Number.isInteger(port) || port > 65535) return undefined;
-  return { host: m[1] ?? (m[2] || '0.0.0.0'), port };
-}
 
 /** The one value of each flag given; throws for a flag given twice or with an empty value. */
 function single(values: Record<string, string[] | undefined>): Map<string, string> {

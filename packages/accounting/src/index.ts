@@ -1,6 +1,8 @@
 export { AccountingError } from './accounting-error.js';
 export type { IpAddress } from './ip-address.js';
 export { parseIp } from './parse-ip.js';
+export { parseHostPort } from './parse-host-port.js';
+export type { HostPort } from './parse-host-port.js';
 export { formatIp } from './format-ip.js';
 export { compareIps } from './compare-ips.js';
 export {

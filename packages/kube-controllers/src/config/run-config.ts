@@ -1,4 +1,6 @@
 import { parseArgs } from 'node:util';
+import { parseHostPort } from '@netledger/accounting';
+import type { HostPort } from '@netledger/accounting';
 import type { AssignIpsMode } from '@netledger/ipam-core/load-balancer';
 import type { LoadBalancerMode } from '../lb/lb-settings.js';
 import type { LogLevel } from '../logger.js';
@@ -218,15 +220,14 @@ export function resolveRunConfig(
 }
 
 /** Parses `HOST:PORT` (`[::1]:9094` for IPv6; an empty host means every address). */
-export function parseListen(text: string, name: string): { host: string; port: number } {
-  const m = /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d+)$/.exec(text.trim());
-  const port = m ? Number(m[3]) : NaN;
-  if (!m || !Number.isInteger(port) || port > 65535) {
+export function parseListen(text: string, name: string): HostPort {
+  const listen = parseHostPort(text.trim());
+  if (listen === undefined) {
     throw new RunConfigError(
       `${name}: expected HOST:PORT (e.g. 127.0.0.1:9094 or [::1]:9094), got ${JSON.stringify(text)}`,
     );
   }
-  return { host: m[1] ?? (m[2] || '0.0.0.0'), port };
+  return listen;
 }
 
 /**
