@@ -5,7 +5,7 @@
 // The controller framework.
 export type { Controller } from './manager/controller.js';
 export { startControllerManager } from './manager/controller-manager.js';
-export { KubeConfigError, createKubeApis, isNotFound, loadKubeConfig } from './kube/kube-client.js';
+export { KubeConfigError, createKubeApis, loadKubeConfig } from './kube/kube-client.js';
 
 // The controllers.
 export { createIpamGcController } from './gc/ipam-gc-controller.js';
@@ -14,12 +14,7 @@ export { createLoadBalancerController } from './lb/load-balancer-controller.js';
 export { loadBalancerSettings } from './lb/lb-settings.js';
 
 // Configuration and logging.
-export {
-  RunConfigError,
-  USAGE,
-  parseRunArgs,
-  readKubeControllersConfiguration,
-  resolveRunConfig,
-} from './config/run-config.js';
+export { RunConfigError, USAGE, parseRunArgs, resolveRunConfig } from './config/run-config.js';
+export { readDefaultKubeControllersConfiguration } from './config/read-default-configuration.js';
 export type { ParsedArgs, RunConfig } from './config/run-config.js';
 export { createJsonLogger, errorText } from './logger.js';
