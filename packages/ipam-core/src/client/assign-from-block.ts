@@ -1,17 +1,11 @@
-import type { AddressFilter } from '@netledger/accounting';
 import { autoAssignFromBlock } from '../block/block-auto-assign.js';
+import type { BlockAutoAssignArgs } from '../block/block-auto-assign.js';
 import type { LoadedBlock } from './block-reader-writer.js';
 import type { IpamContext } from './ipam-context.js';
 import { countAndWriteBlock } from './write-counted-block.js';
 
 /** Arguments of {@link assignFromExistingBlock}. */
-export interface AssignFromBlockArgs {
-  readonly num: number;
-  readonly handleId?: string;
-  readonly attrs?: Readonly<Record<string, string>>;
-  readonly affinity: string;
-  readonly affinityCheck: boolean;
-  readonly reservations: AddressFilter;
+export interface AssignFromBlockArgs extends BlockAutoAssignArgs {
   readonly maxAllocPerVersion?: number;
 }
 

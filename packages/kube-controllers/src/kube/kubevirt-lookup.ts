@@ -4,6 +4,7 @@ import type { KubeApis } from './kube-client.js';
 import { kubeStatus } from './kube-client.js';
 import type { Logger } from '../logger.js';
 import { errorText } from '../logger.js';
+import { LIST_PAGE_SIZE } from './core-informer.js';
 import type { ListPage, SlimInformer } from './slim-informer.js';
 import { startSlimInformer } from './slim-informer.js';
 import type { SlimMeta } from './slim-pod.js';
@@ -79,7 +80,7 @@ export async function startKubevirtCaches(
   informers: SharedInformers,
   logger: Logger,
 ): Promise<{ vms: SlimInformer<SlimVm>; vmis: SlimInformer<SlimVmi> } | undefined> {
-  const list = (plural: string, token?: string, limit = 500) =>
+  const list = (plural: string, token?: string, limit = LIST_PAGE_SIZE) =>
     kube.custom.listClusterCustomObject({
       group: GROUP,
       version: VERSION,

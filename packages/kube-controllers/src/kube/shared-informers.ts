@@ -1,12 +1,9 @@
 import type { KubeApis } from './kube-client.js';
 import type { Logger } from '../logger.js';
 import type { SharedInformers } from '../manager/controller.js';
-import type { ListPage, Slim, SlimInformer } from './slim-informer.js';
-import { startSlimInformer } from './slim-informer.js';
+import { startCoreInformer } from './core-informer.js';
+import type { Slim, SlimInformer } from './slim-informer.js';
 import { slimNode, slimPod } from './slim-pod.js';
-
-/** Page size of informer lists: bounds the memory a list of 10,000 pods takes at once. */
-export const LIST_PAGE_SIZE = 500;
 
 /** Informers started on first use and shared; `stopAll` stops every one started. */
 export function createSharedInformers(
@@ -26,32 +23,18 @@ export function createSharedInformers(
     get,
     pods: () =>
       get('pods', () =>
-        startSlimInformer({
-          config: kube.config,
-          path: '/api/v1/pods',
-          name: 'pods',
-          logger,
+        startCoreInformer(kube, logger, {
+          resource: 'pods',
           slim: slimPod,
-          listPage: async (token) =>
-            (await kube.core.listPodForAllNamespaces({
-              limit: LIST_PAGE_SIZE,
-              ...(token && { _continue: token }),
-            })) as ListPage,
+          list: (page) => kube.core.listPodForAllNamespaces(page),
         }),
       ),
     nodes: () =>
       get('nodes', () =>
-        startSlimInformer({
-          config: kube.config,
-          path: '/api/v1/nodes',
-          name: 'nodes',
-          logger,
+        startCoreInformer(kube, logger, {
+          resource: 'nodes',
           slim: slimNode,
-          listPage: async (token) =>
-            (await kube.core.listNode({
-              limit: LIST_PAGE_SIZE,
-              ...(token && { _continue: token }),
-            })) as ListPage,
+          list: (page) => kube.core.listNode(page),
         }),
       ),
     async stopAll() {

@@ -3,25 +3,17 @@
 import type { KubeApis } from '../kube/kube-client.js';
 import { isNotFound } from '../kube/kube-client.js';
 import type { Logger } from '../logger.js';
-import { LIST_PAGE_SIZE } from '../kube/shared-informers.js';
-import type { ListPage, SlimInformer } from '../kube/slim-informer.js';
-import { startSlimInformer } from '../kube/slim-informer.js';
+import { startCoreInformer } from '../kube/core-informer.js';
+import type { SlimInformer } from '../kube/slim-informer.js';
 import type { IngressEntry, SlimService } from '@netledger/ipam-core/load-balancer';
 import { slimService } from '@netledger/ipam-core/load-balancer';
 
 /** Starts the informer over every Service, reduced to {@link SlimService}s. */
 export function startServiceInformer(kube: KubeApis, logger: Logger): SlimInformer<SlimService> {
-  return startSlimInformer({
-    config: kube.config,
-    path: '/api/v1/services',
-    name: 'services',
-    logger,
+  return startCoreInformer(kube, logger, {
+    resource: 'services',
     slim: slimService,
-    listPage: async (token) =>
-      (await kube.core.listServiceForAllNamespaces({
-        limit: LIST_PAGE_SIZE,
-        ...(token && { _continue: token }),
-      })) as ListPage,
+    list: (page) => kube.core.listServiceForAllNamespaces(page),
   });
 }
 
