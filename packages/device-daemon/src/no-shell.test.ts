@@ -78,7 +78,7 @@ describe('production code', () => {
       expect.arrayContaining([
         'packages/device-daemon/src/run-command.ts',
         'packages/datastore-k8s/src/exec-credential.ts',
-        'apps/cni-plugin/src/install/install-plugin.ts',
+        'packages/cni/src/install/install-plugin.ts',
         'packages/cni/src/flock-host-lock.ts',
       ]),
     );
